@@ -1,0 +1,48 @@
+import type { ContentBlock, Failure } from '../seams/schemas.js';
+import type { FinishReason, Usage } from '../session/events.js';
+
+/** One message of a model request, derived from the log. */
+export type ModelMessage =
+  | { readonly role: 'user'; readonly content: readonly ContentBlock[] }
+  | { readonly role: 'assistant'; readonly content: readonly ContentBlock[] }
+  | {
+      readonly role: 'tool';
+      readonly callId: string;
+      readonly content: readonly ContentBlock[];
+      readonly isError: boolean;
+    };
+
+/** What the model sees of one tool. */
+export interface ToolSchema {
+  readonly name: string;
+  readonly description: string;
+  readonly parameters: Record<string, unknown>;
+}
+
+export interface ModelRequest {
+  readonly messages: readonly ModelMessage[];
+  readonly tools: readonly ToolSchema[];
+  readonly signal: AbortSignal;
+}
+
+/** One aggregated assistant step (streaming stays inside the adapter). */
+export interface ModelStep {
+  readonly content: ContentBlock[];
+  readonly finish: FinishReason;
+  readonly usage?: Usage;
+}
+
+/** A failed model request: `{ message, code? }`; the code becomes `turn/end.reason.code`. */
+export class ModelRequestError extends Error {
+  override readonly name = 'ModelRequestError';
+  readonly code: string | undefined;
+  constructor(failure: Failure, options?: { cause?: unknown }) {
+    super(failure.message, options);
+    this.code = failure.code;
+  }
+}
+
+export interface ModelAdapter {
+  /** Resolves with one step or rejects with a `ModelRequestError` (or anything: normalized by the turn). */
+  request(request: ModelRequest): Promise<ModelStep>;
+}

@@ -1,0 +1,145 @@
+import { z } from 'zod';
+
+/** Plain JSON value: what crosses every boundary (log, hooks, decisions). */
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+
+export const JsonValueSchema: z.ZodType<JsonValue> = z.lazy(() =>
+  z.union([
+    z.null(),
+    z.boolean(),
+    z.number().refine(Number.isFinite, 'Expected a finite number'),
+    z.string(),
+    z.array(JsonValueSchema),
+    z.record(z.string(), JsonValueSchema),
+  ]),
+);
+
+export const TextBlockSchema = z.object({ type: z.literal('text'), text: z.string() });
+export const ReasoningBlockSchema = z.object({ type: z.literal('reasoning'), text: z.string() });
+export const ToolCallBlockSchema = z.object({
+  type: z.literal('tool-call'),
+  id: z.string(),
+  name: z.string(),
+  /** Raw JSON text from the model. */
+  arguments: z.string(),
+});
+export const ContentBlockSchema = z.discriminatedUnion('type', [
+  TextBlockSchema,
+  ReasoningBlockSchema,
+  ToolCallBlockSchema,
+]);
+export type TextBlock = z.infer<typeof TextBlockSchema>;
+export type ReasoningBlock = z.infer<typeof ReasoningBlockSchema>;
+export type ToolCallBlock = z.infer<typeof ToolCallBlockSchema>;
+export type ContentBlock = z.infer<typeof ContentBlockSchema>;
+
+export const MessageSourceSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('user') }),
+  z.object({ kind: z.literal('plugin'), plugin: z.string() }),
+  z.object({ kind: z.literal('hook'), dialect: z.enum(['claude-code', 'codex']), event: z.string() }),
+]);
+export type MessageSource = z.infer<typeof MessageSourceSchema>;
+
+export const HookContextSchema = z.object({
+  content: z.array(ContentBlockSchema),
+  source: MessageSourceSchema,
+  meta: JsonValueSchema.optional(),
+});
+/** A model-facing context recorded as its own `context/message`. */
+export type HookContext = z.infer<typeof HookContextSchema>;
+
+const contexts = z.array(HookContextSchema).optional();
+
+export const PromptDecisionSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('allow'), content: z.array(ContentBlockSchema).optional(), additionalContexts: contexts }),
+  z.object({ kind: z.literal('block'), reason: z.string() }),
+]);
+export type PromptDecision = z.infer<typeof PromptDecisionSchema>;
+
+export const PreToolDecisionSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('allow'), additionalContexts: contexts }),
+  z.object({ kind: z.literal('deny'), reason: z.string(), additionalContexts: contexts }),
+  z.object({ kind: z.literal('ask'), reason: z.string().optional(), additionalContexts: contexts }),
+]);
+export type PreToolDecision = z.infer<typeof PreToolDecisionSchema>;
+
+// Two `accept` variants share a `kind`, so zod needs a plain union plus a refinement.
+export const PostToolDecisionSchema = z
+  .union([
+    z.object({
+      kind: z.literal('accept'),
+      content: z.array(ContentBlockSchema).optional(),
+      value: JsonValueSchema.optional(),
+      additionalContexts: contexts,
+    }),
+    z.object({ kind: z.literal('block'), feedback: z.array(ContentBlockSchema), additionalContexts: contexts }),
+  ])
+  .refine((d) => !(d.kind === 'accept' && 'content' in d && d.content !== undefined && 'value' in d), {
+    message: 'accept may replace content or value, not both',
+  });
+export type PostToolDecision =
+  | { kind: 'accept'; content?: ContentBlock[]; value?: never; additionalContexts?: HookContext[] }
+  | { kind: 'accept'; value: JsonValue; content?: never; additionalContexts?: HookContext[] }
+  | { kind: 'block'; feedback: ContentBlock[]; additionalContexts?: HookContext[] };
+
+export const ContinuationDecisionSchema = z.discriminatedUnion('action', [
+  z.object({ action: z.literal('stop') }),
+  z.object({
+    action: z.literal('continue'),
+    reason: z.object({ content: z.array(ContentBlockSchema), source: MessageSourceSchema }).optional(),
+  }),
+]);
+export type ContinuationDecision = z.infer<typeof ContinuationDecisionSchema>;
+
+export const ContinuationStopSchema = z.object({ action: z.literal('stop'), reason: z.string().optional() });
+export type ContinuationStop = z.infer<typeof ContinuationStopSchema>;
+
+export const RequestErrorDecisionSchema = z.discriminatedUnion('action', [
+  z.object({ action: z.literal('fail') }),
+  z.object({ action: z.literal('retry') }),
+]);
+export type RequestErrorDecision = z.infer<typeof RequestErrorDecisionSchema>;
+
+export const SessionStartSourceSchema = z.enum(['startup', 'resume', 'clear', 'compact']);
+export type SessionStartSource = z.infer<typeof SessionStartSourceSchema>;
+
+export const ApprovalOutcomeSchema = z.enum(['allowed-once', 'rejected', 'cancelled', 'unavailable']);
+export type ApprovalOutcome = z.infer<typeof ApprovalOutcomeSchema>;
+
+export const ToolErrorCodeSchema = z.enum([
+  'DENIED',
+  'BLOCKED',
+  'UNKNOWN_TOOL',
+  'INVALID_ARGS',
+  'INVALID_TOOL_OUTPUT',
+  'TOOL_FAILED',
+  'TOOL_TIMEOUT',
+  'ABORTED',
+  'ABORTED_BEFORE_DISPATCH',
+  'PIPELINE_ERROR',
+  'TOOL_OUTCOME_UNKNOWN',
+]);
+export type ToolErrorCode = z.infer<typeof ToolErrorCodeSchema>;
+
+export const ToolErrorSchema = z.object({ code: ToolErrorCodeSchema, message: z.string(), note: z.string().optional() });
+export type ToolError = z.infer<typeof ToolErrorSchema>;
+
+export const ToolResultSchema = z.union([
+  z.object({
+    isError: z.literal(false),
+    value: JsonValueSchema,
+    content: z.array(ContentBlockSchema),
+    additionalContexts: contexts,
+  }),
+  z.object({
+    isError: z.literal(true),
+    error: ToolErrorSchema,
+    content: z.array(ContentBlockSchema),
+    additionalContexts: contexts,
+  }),
+]);
+export type ToolResult = z.infer<typeof ToolResultSchema>;
+
+/** The `{ message, code? }` shape of a model-request failure and of `agent/error`. */
+export const FailureSchema = z.object({ message: z.string(), code: z.string().optional() });
+export type Failure = z.infer<typeof FailureSchema>;

@@ -1,0 +1,293 @@
+import type {
+  ApprovalOutcome,
+  ContentBlock,
+  ContinuationDecision,
+  ContinuationStop,
+  Failure,
+  HookContext,
+  JsonValue,
+  MessageSource,
+  PostToolDecision,
+  PreToolDecision,
+  PromptDecision,
+  RequestErrorDecision,
+  SessionStartSource,
+  ToolResult,
+} from './schemas.js';
+
+/** One event of the session log (see session/). */
+export interface LogEvent<TType extends string = string, TData = unknown> {
+  readonly seq: number;
+  readonly type: TType;
+  readonly data: TData;
+  readonly time: string;
+}
+
+/** The part of the session log that plugins see on the agent handle. */
+export interface AgentLogView {
+  readonly events: readonly LogEvent[];
+  subscribe(listener: (event: LogEvent) => void): () => void;
+  /** Appends a plugin event type registered with `defineLogEvent`; refused for core types. */
+  append(type: string, data: JsonValue): LogEvent;
+}
+
+export type AgentStatus = 'idle' | 'running' | 'disposed';
+export type CancelCause = { kind: 'user' } | { kind: 'parent' } | { kind: 'disposed' };
+
+export interface DeliveryOptions {
+  source?: MessageSource;
+  contexts?: HookContext[];
+  meta?: JsonValue;
+}
+
+/** The agent handle every seam context carries (`ctx.agent`). */
+export interface AgentHandle {
+  readonly id: string;
+  readonly status: AgentStatus;
+  readonly log: AgentLogView;
+  followup(content: string | ContentBlock[], options?: DeliveryOptions): string;
+  queue(content: string | ContentBlock[], options?: DeliveryOptions): string;
+  steer(content: string | ContentBlock[], options?: DeliveryOptions): string;
+  inject(content: string | ContentBlock[], options?: { source?: MessageSource; meta?: JsonValue }): void;
+  cancel(cause?: CancelCause, options?: { keepInbox?: boolean }): void;
+}
+
+/** The sealed execution of one tool call (tools.md "Identity sealing"). */
+export interface ToolExecution {
+  readonly callId: string;
+  readonly name: string;
+  /** Deep-frozen JSON; a raw string when the model's text was not JSON. */
+  readonly arguments: JsonValue;
+  readonly agent?: AgentHandle;
+  readonly turn?: number;
+  readonly step?: number;
+  /** The parent call's token, for nested calls. */
+  readonly parent?: symbol;
+  readonly token: symbol;
+  readonly signal: AbortSignal;
+}
+
+/** What a tool body receives. */
+export interface ToolRunContext extends ToolExecution {
+  deferContext(context: HookContext): void;
+}
+
+export type SeamMode = 'waterfall' | 'around' | 'serial' | 'notify' | 'awaited-notify' | 'first-result';
+
+interface Turnish {
+  readonly agent: AgentHandle;
+  readonly turn: number;
+  readonly signal: AbortSignal;
+}
+
+/** Context and result of every seam, keyed by seam name. */
+export interface SeamMap {
+  'agent/session-start': {
+    mode: 'awaited-notify';
+    ctx: { readonly agent: AgentHandle; readonly source: SessionStartSource; readonly signal: AbortSignal };
+    result: void;
+  };
+  'agent/prompt-submit': {
+    mode: 'waterfall';
+    ctx: Turnish & { readonly content: readonly ContentBlock[]; readonly source: MessageSource };
+    result: PromptDecision;
+  };
+  'agent/pre-step': { mode: 'serial'; ctx: Turnish & { readonly step: number }; result: void };
+  'agent/post-step': { mode: 'serial'; ctx: Turnish & { readonly step: number }; result: void };
+  'agent/request-error': {
+    mode: 'waterfall';
+    ctx: Turnish & { readonly step: number; readonly error: Failure; readonly priorFailures: number };
+    result: RequestErrorDecision;
+  };
+  'agent/turn-continuation': {
+    mode: 'waterfall';
+    ctx: Turnish & { readonly step: number; readonly defaultDecision: ContinuationDecision };
+    result: ContinuationDecision;
+  };
+  'agent/turn-stop': {
+    mode: 'first-result';
+    ctx: Turnish;
+    result: ContinuationStop | undefined;
+  };
+  'tools/pre-execute': { mode: 'waterfall'; ctx: ToolExecution; result: PreToolDecision };
+  'tools/execute': { mode: 'around'; ctx: ToolExecution; result: ToolResult };
+  'tools/post-execute': {
+    mode: 'waterfall';
+    ctx: { readonly exec: ToolExecution; readonly result: ToolResult };
+    result: PostToolDecision;
+  };
+  'tools/result': {
+    mode: 'notify';
+    ctx: { readonly exec: ToolExecution; readonly result: ToolResult };
+    result: void;
+  };
+  'agent/status': { mode: 'notify'; ctx: { readonly agentId: string; readonly status: AgentStatus }; result: void };
+  'agent/inbox/enqueue': {
+    mode: 'notify';
+    ctx: {
+      readonly agentId: string;
+      readonly id: string;
+      readonly content: readonly ContentBlock[];
+      readonly source: MessageSource;
+      readonly steering: boolean;
+      readonly wakeup: boolean;
+    };
+    result: void;
+  };
+  'agent/inbox/dequeue': {
+    mode: 'notify';
+    ctx: { readonly agentId: string; readonly id: string; readonly steering: boolean };
+    result: void;
+  };
+  'agent/inbox/discard': {
+    mode: 'notify';
+    ctx: { readonly agentId: string; readonly items: readonly { readonly id: string; readonly steering: boolean }[] };
+    result: void;
+  };
+  'agent/cancel-requested': { mode: 'notify'; ctx: { readonly agentId: string; readonly cause: CancelCause }; result: void };
+  'agent/error': {
+    mode: 'notify';
+    ctx: {
+      readonly agentId: string;
+      readonly turn?: number;
+      readonly step?: number;
+      readonly error: Failure;
+      readonly origin: string;
+    };
+    result: void;
+  };
+  'seam/decided': {
+    mode: 'notify';
+    ctx: {
+      readonly agentId?: string;
+      readonly seam: WaterfallSeamName;
+      readonly decidedBy: string;
+      readonly decision: JsonValue;
+      readonly turn?: number;
+      readonly callId?: string;
+    };
+    result: void;
+  };
+  'session/event': { mode: 'notify'; ctx: { readonly agentId: string; readonly event: LogEvent }; result: void };
+}
+
+export type SeamName = keyof SeamMap;
+export type SeamCtx<TName extends SeamName> = SeamMap[TName]['ctx'];
+export type SeamResult<TName extends SeamName> = SeamMap[TName]['result'];
+type NamesOfMode<TMode extends SeamMode> = {
+  [K in SeamName]: SeamMap[K]['mode'] extends TMode ? K : never;
+}[SeamName];
+export type WaterfallSeamName = NamesOfMode<'waterfall'>;
+export type SerialSeamName = NamesOfMode<'serial'>;
+export type NotifySeamName = NamesOfMode<'notify'>;
+
+/** Options of `next()` inside `tools/execute`: replace the signal for this one dispatch. */
+export interface AroundNextOptions {
+  signal?: AbortSignal;
+}
+
+/** The listener signature for one seam: `(ctx, next)` for chains, `(ctx)` for observers. */
+export type Listener<TName extends SeamName> = SeamMap[TName]['mode'] extends 'waterfall'
+  ? (ctx: SeamCtx<TName>, next: () => Promise<SeamResult<TName>>) => SeamResult<TName> | Promise<SeamResult<TName>>
+  : SeamMap[TName]['mode'] extends 'around'
+    ? (ctx: SeamCtx<TName>, next: (options?: AroundNextOptions) => Promise<ToolResult>) => ToolResult | Promise<ToolResult>
+    : SeamMap[TName]['mode'] extends 'first-result'
+      ? (ctx: SeamCtx<TName>) => SeamResult<TName> | Promise<SeamResult<TName>>
+      : SeamMap[TName]['mode'] extends 'notify'
+        ? (ctx: SeamCtx<TName>) => void | Promise<void>
+        : (ctx: SeamCtx<TName>) => void | Promise<void>;
+
+/** A guard denies with a reason string or abstains with `undefined`. Synchronous. */
+export type ToolGuard = (exec: ToolExecution) => string | undefined;
+
+export interface ListenerOptions {
+  /** Run outside every listener registered before (the last `prepend` is outermost). */
+  prepend?: boolean;
+  name?: string;
+  /** Only for dispatches whose agent id is this one. */
+  agent?: string;
+}
+
+export type Disposer = (() => void) & { [Symbol.dispose](): void };
+
+export interface SeamPlugin {
+  name: string;
+  apply(seams: Seams): void | (() => void);
+}
+
+export interface ApprovalRequest {
+  agent?: AgentHandle;
+  toolName: string;
+  callId: string;
+  arguments: JsonValue;
+  reason?: string;
+  signal: AbortSignal;
+}
+export interface ApprovalChannel {
+  request(question: ApprovalRequest): Promise<ApprovalOutcome>;
+}
+
+export interface SeamLogger {
+  error(message: string, details?: Record<string, unknown>): void;
+  warn?(message: string, details?: Record<string, unknown>): void;
+}
+
+export interface WaterfallOutcome<TName extends WaterfallSeamName> {
+  decision: SeamResult<TName>;
+  /** Innermost listener whose returned object is the final decision, or `'default'`. */
+  decidedBy: string;
+}
+
+/** Where a dispatch happens: which agent (for filtering) and extra fields for `seam/decided`. */
+export interface DispatchScope {
+  agentId?: string;
+  turn?: number;
+  callId?: string;
+  signal?: AbortSignal;
+  /** Called for each contained notify failure (the agent turns it into `agent/error`). */
+  onContainedError?: (failure: { seam: SeamName; listener: string; error: unknown }) => void;
+}
+
+/**
+ * An immutable snapshot of the listeners for one agent, taken when a turn or call starts:
+ * listeners added later take effect from the next snapshot.
+ */
+export interface SeamSet {
+  has(name: SeamName | 'guard'): boolean;
+  /** Policy chain; validates each decision; rejects with `SeamListenerError` naming seam and listener. */
+  waterfall<TName extends WaterfallSeamName>(
+    name: TName,
+    ctx: SeamCtx<TName>,
+    defaultDecision: SeamResult<TName>,
+    scope: DispatchScope,
+  ): Promise<WaterfallOutcome<TName>>;
+  /** `tools/execute`: onion over `core`; every `next()` dispatches again; a listener throw rejects (the caller normalizes). */
+  around(exec: ToolExecution, core: (exec: ToolExecution) => Promise<ToolResult>, scope: DispatchScope): Promise<ToolResult>;
+  /** Awaited listeners in order; a throw rejects (turn error). */
+  serial<TName extends SerialSeamName>(name: TName, ctx: SeamCtx<TName>, scope: DispatchScope): Promise<void>;
+  /** `agent/turn-stop`: first non-undefined return wins. */
+  firstResult(
+    name: 'agent/turn-stop',
+    ctx: SeamCtx<'agent/turn-stop'>,
+    scope: DispatchScope,
+  ): Promise<{ decision: ContinuationStop | undefined; decidedBy: string }>;
+  /** `agent/session-start`: awaited, every failure contained and reported. */
+  awaitedNotify(name: 'agent/session-start', ctx: SeamCtx<'agent/session-start'>, scope: DispatchScope): Promise<void>;
+  /** Guards in order; the first denial wins; a throwing guard throws `SeamListenerError`. */
+  guards(exec: ToolExecution): { denied: string; by: string } | undefined;
+}
+
+export interface Seams {
+  on<TName extends SeamName>(name: TName, listener: Listener<TName>, options?: ListenerOptions): Disposer;
+  guard(fn: ToolGuard, options?: Omit<ListenerOptions, 'prepend'>): Disposer;
+  use(plugin: SeamPlugin): Disposer;
+  setApproval(channel?: ApprovalChannel): void;
+  readonly approval: ApprovalChannel | undefined;
+  /** Listener names in dispatch order (outermost first); `'guard'` lists guards. */
+  listeners(name: SeamName | 'guard'): string[];
+  /** A listener snapshot filtered to one agent (agent-less listeners always included). */
+  snapshot(agentId?: string): SeamSet;
+  /** Fire-and-forget notification; every failure is contained and reported. Synchronous dispatch. */
+  notify<TName extends NotifySeamName>(name: TName, payload: SeamCtx<TName>, scope?: DispatchScope): void;
+  readonly logger: SeamLogger;
+}

@@ -1,0 +1,81 @@
+import { z } from 'zod';
+import { ContentBlockSchema, JsonValueSchema, MessageSourceSchema, ToolErrorSchema } from '../seams/schemas.js';
+
+const turn = z.number().int().positive();
+const step = z.number().int().positive();
+const content = z.array(ContentBlockSchema);
+
+export const TurnEndReasonSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('completed'), stoppedBy: z.string().optional(), stopReason: z.string().optional() }),
+  z.object({ kind: z.literal('max-tokens') }),
+  z.object({ kind: z.literal('rejected'), reason: z.string() }),
+  z.object({ kind: z.literal('error'), step: z.number().int().nonnegative(), message: z.string(), code: z.string().optional() }),
+  z.object({ kind: z.literal('aborted') }),
+  z.object({ kind: z.literal('disposed') }),
+  z.object({ kind: z.literal('interrupted') }),
+]);
+export type TurnEndReason = z.infer<typeof TurnEndReasonSchema>;
+
+export const FinishReasonSchema = z.enum(['stop', 'tool-calls', 'max-tokens']);
+export type FinishReason = z.infer<typeof FinishReasonSchema>;
+
+export const UsageSchema = z.object({ inputTokens: z.number().optional(), outputTokens: z.number().optional() });
+export type Usage = z.infer<typeof UsageSchema>;
+
+/** zod schema of each core event type's `data`. */
+export const coreEventSchemas = {
+  'turn/start': z.object({
+    turn,
+    trigger: z.object({ kind: z.enum(['message', 'injection']), source: MessageSourceSchema }),
+  }),
+  'turn/end': z.object({ turn, reason: TurnEndReasonSchema }),
+  'user/message': z.object({ content, source: MessageSourceSchema, meta: JsonValueSchema.optional() }),
+  'prompt/blocked': z.object({ content, source: MessageSourceSchema, reason: z.string() }),
+  'context/message': z.object({ content, source: MessageSourceSchema, meta: JsonValueSchema.optional() }),
+  'steering/message': z.object({ turn, content, source: MessageSourceSchema, meta: JsonValueSchema.optional() }),
+  'step/start': z.object({ turn, step }),
+  'step/end': z.object({ turn, step }),
+  'assistant/message': z.object({
+    turn,
+    step,
+    content,
+    finish: FinishReasonSchema,
+    usage: UsageSchema.optional(),
+  }),
+  'tool/call': z.object({ turn, step, callId: z.string(), name: z.string(), arguments: z.string() }),
+  'tool/result': z.object({
+    turn,
+    step,
+    callId: z.string(),
+    content,
+    isError: z.boolean(),
+    error: ToolErrorSchema.optional(),
+  }),
+} as const;
+
+export type CoreEventType = keyof typeof coreEventSchemas;
+export type CoreEventData<TType extends CoreEventType> = z.infer<(typeof coreEventSchemas)[TType]>;
+export const coreEventTypes = Object.keys(coreEventSchemas) as CoreEventType[];
+
+/** Event type names as constants, so no literal is scattered through the machines. */
+export const EventType = {
+  turnStart: 'turn/start',
+  turnEnd: 'turn/end',
+  userMessage: 'user/message',
+  promptBlocked: 'prompt/blocked',
+  contextMessage: 'context/message',
+  steeringMessage: 'steering/message',
+  stepStart: 'step/start',
+  stepEnd: 'step/end',
+  assistantMessage: 'assistant/message',
+  toolCall: 'tool/call',
+  toolResult: 'tool/result',
+} as const satisfies Record<string, CoreEventType>;
+
+/** The line format of a stored event: `{ seq, type, data, time }`. */
+export const StoredEventSchema = z.object({
+  seq: z.number().int().nonnegative(),
+  type: z.string().min(1),
+  data: JsonValueSchema,
+  time: z.string(),
+});

@@ -1,0 +1,40 @@
+import type { JsonValue } from '../seams/schemas.js';
+import type { AgentLogView, LogEvent } from '../seams/types.js';
+import type { CoreEventData, CoreEventType } from './events.js';
+
+export type { LogEvent } from '../seams/types.js';
+
+/** The append-only session log (one per agent). */
+export interface SessionLog extends AgentLogView {
+  readonly events: readonly LogEvent[];
+  /** Core event append used by the machines: validates `data` with the type's schema. */
+  appendCore<TType extends CoreEventType>(type: TType, data: CoreEventData<TType>): LogEvent<TType, CoreEventData<TType>>;
+  /** Plugin event append (type registered with `defineLogEvent`; core types are refused). */
+  append(type: string, data: JsonValue): LogEvent;
+  subscribe(listener: (event: LogEvent) => void): () => void;
+  /** Resolves after the store has made everything appended so far durable. */
+  flush(): Promise<void>;
+}
+
+/** Where events go. `memoryStore()` keeps nothing extra; the JSONL store writes one line per event. */
+export interface SessionStore {
+  readonly sessionId: string | undefined;
+  /** Events already present (loaded and repaired) when the store was opened. */
+  readonly initialEvents: readonly LogEvent[];
+  /** What crash repair did on open, one line each. */
+  readonly repairs: readonly string[];
+  /** Called synchronously for each appended event (write-on-append). Must not throw. */
+  write(event: LogEvent): void;
+  /** Durability point (fsync for files); rejects on failure. */
+  flush(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** One broken invariant, as data; `formatViolation` turns it into text. */
+export interface Violation {
+  readonly code: string;
+  /** Invariant number and name, e.g. `'5 tool-pairing'`. */
+  readonly invariant: string;
+  readonly seq: number | undefined;
+  readonly message: string;
+}

@@ -1,0 +1,55 @@
+import type { z } from 'zod';
+import type { ContentBlock, HookContext, JsonValue, ToolResult } from '../seams/schemas.js';
+import type { AgentHandle, ApprovalChannel, Disposer, Seams, ToolExecution, ToolRunContext } from '../seams/types.js';
+import type { ToolSchema } from '../model/types.js';
+
+export type Concurrency = 'exclusive' | 'parallel' | ((args: JsonValue) => boolean);
+
+export interface ToolOutput<TValue extends JsonValue = JsonValue, TArgs = unknown> {
+  schema?: z.ZodType<TValue>;
+  /** Default: a string value becomes one text block, anything else its JSON text. */
+  render?(value: TValue, args: TArgs): ContentBlock[];
+}
+
+export interface ToolDefinitionInput<TArgs = any, TValue extends JsonValue = JsonValue> {
+  name: string;
+  description: string;
+  parameters: z.ZodType<TArgs>;
+  output?: ToolOutput<TValue, TArgs>;
+  execute(args: TArgs, exec: ToolRunContext): Promise<TValue> | TValue;
+  /** Synchronous, total, content-only last word; `undefined` keeps the content. */
+  finalizeContent?(exec: ToolExecution, result: ToolResult): ContentBlock[] | undefined;
+  concurrency?: Concurrency;
+  timeoutMs?: number;
+}
+
+/** A validated, frozen tool definition (what `defineTool` returns). */
+export interface ToolDefinition<TArgs = any, TValue extends JsonValue = JsonValue>
+  extends Readonly<ToolDefinitionInput<TArgs, TValue>> {
+  readonly kind: 'seamchart/tool';
+}
+
+export interface ToolCallRequest {
+  name: string;
+  /** An object, or the model's raw JSON text. */
+  arguments: unknown;
+  callId?: string;
+  agent?: AgentHandle;
+}
+
+export interface ExecuteOptions {
+  seams: Seams;
+  signal?: AbortSignal;
+  approval?: ApprovalChannel;
+  cancelGraceMs?: number;
+}
+
+export interface ToolRegistry {
+  register(tool: ToolDefinition): Disposer;
+  get(name: string): ToolDefinition | undefined;
+  names(): string[];
+  /** What the model sees: name, description, JSON Schema; lexicographic order. */
+  schemas(): ToolSchema[];
+  /** One call through the whole pipeline, standalone (no batch, no log). */
+  execute(request: ToolCallRequest, options: ExecuteOptions): Promise<ToolResult & { readonly additionalContexts?: readonly HookContext[] }>;
+}
