@@ -44,12 +44,17 @@ export interface ExecuteOptions {
   cancelGraceMs?: number;
 }
 
-export interface ToolRegistry {
+/** Registration and lookup; what the machines need. */
+export interface ToolRegistryCore {
   register(tool: ToolDefinition): Disposer;
   get(name: string): ToolDefinition | undefined;
   names(): string[];
   /** What the model sees: name, description, JSON Schema; lexicographic order. */
   schemas(): ToolSchema[];
+}
+
+/** The public registry: the core plus standalone execution through the toolCall machine. */
+export interface ToolRegistry extends ToolRegistryCore {
   /** One call through the whole pipeline, standalone (no batch, no log). */
   execute(request: ToolCallRequest, options: ExecuteOptions): Promise<ToolResult & { readonly additionalContexts?: readonly HookContext[] }>;
 }
