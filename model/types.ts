@@ -19,6 +19,7 @@ export interface ToolSchema {
   readonly parameters: Record<string, unknown>;
 }
 
+/** What the turn hands the adapter: the derived messages, the tools, and the turn's abort signal. */
 export interface ModelRequest {
   readonly messages: readonly ModelMessage[];
   readonly tools: readonly ToolSchema[];
@@ -31,6 +32,19 @@ export interface ModelStep {
   readonly finish: FinishReason;
   readonly usage?: Usage;
 }
+
+/** Codes the bundled adapters give a `ModelRequestError` (plus `HTTP_<status>` for other HTTP failures). */
+export const ModelErrorCode = {
+  aborted: 'ABORTED',
+  scriptExhausted: 'SCRIPT_EXHAUSTED',
+  rateLimit: 'RATE_LIMIT',
+  auth: 'AUTH',
+  network: 'NETWORK',
+  streamInterrupted: 'STREAM_INTERRUPTED',
+  invalidResponse: 'INVALID_RESPONSE',
+  providerError: 'PROVIDER_ERROR',
+} as const;
+export type ModelErrorCode = (typeof ModelErrorCode)[keyof typeof ModelErrorCode];
 
 /** A failed model request: `{ message, code? }`; the code becomes `turn/end.reason.code`. */
 export class ModelRequestError extends Error {
