@@ -68,10 +68,14 @@ function selectStepSchema(rawStep: unknown): z.ZodType<ScriptStep> {
 
 function formatIssues(error: z.ZodError): string {
   return error.issues
-    .map((issue) => (issue.path.length > 0 ? `at \`${formatPath(issue.path)}\`: ${issue.message}` : issue.message))
+    .map((issue) =>
+      issue.path.length > 0 ? `at \`${formatPath(issue.path)}\`: ${issue.message}` : issue.message,
+    )
     .join('; ');
 }
 
 function formatPath(path: readonly PropertyKey[]): string {
-  return path.map((key, i) => (typeof key === 'number' ? `[${key}]` : `${i === 0 ? '' : '.'}${String(key)}`)).join('');
+  return path
+    .map((key, i) => (typeof key === 'number' ? `[${key}]` : `${i === 0 ? '' : '.'}${String(key)}`))
+    .join('');
 }

@@ -25,7 +25,7 @@ export interface ScriptedModel extends ModelAdapter {
 
 /**
  * Creates a deterministic model that answers request `i` with script step `i`.
- * @param rawSteps - the script; validated here, so a bad script throws before anything runs
+ * @param rawSteps - the script; validated here (it may come from JSON), so a bad script throws before anything runs
  * @throws TypeError naming the bad step's index and the problem
  * @example
  * const model = scriptedModel([
@@ -35,7 +35,7 @@ export interface ScriptedModel extends ModelAdapter {
  * const agent = createAgent({ seams, tools, model });
  * // later: model.requests[1].messages ends with the tool result of c1
  */
-export function scriptedModel(rawSteps: readonly unknown[]): ScriptedModel {
+export function scriptedModel(rawSteps: readonly ScriptStep[]): ScriptedModel {
   const steps = parseScript(rawSteps);
   const requests: RecordedModelRequest[] = [];
   return {
@@ -46,7 +46,7 @@ export function scriptedModel(rawSteps: readonly unknown[]): ScriptedModel {
       const step = steps[index];
       if (step === undefined) {
         throw new ModelRequestError({
-          message: `The model script has no step ${index} (it has ${steps.length}); add a step for each model request`,
+          message: `The model script ran out: request ${index + 1} found no step at index ${index} (the script has ${steps.length}); add one step per model request`,
           code: ModelErrorCode.scriptExhausted,
         });
       }

@@ -1,0 +1,13 @@
+export { openAICompatible } from './openai.js';
+export type { OpenAICompatibleOptions } from './openaiOptions.js';
+export { parseScript, type ScriptStep, ScriptStepSchema, type ScriptToolCall } from './script.js';
+export { type RecordedModelRequest, type ScriptedModel, scriptedModel } from './scripted.js';
+export {
+  type ModelAdapter,
+  ModelErrorCode,
+  type ModelMessage,
+  type ModelRequest,
+  ModelRequestError,
+  type ModelStep,
+  type ToolSchema,
+} from './types.js';
