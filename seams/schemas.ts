@@ -51,7 +51,11 @@ export type HookContext = z.infer<typeof HookContextSchema>;
 const contexts = z.array(HookContextSchema).optional();
 
 export const PromptDecisionSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('allow'), content: z.array(ContentBlockSchema).optional(), additionalContexts: contexts }),
+  z.object({
+    kind: z.literal('allow'),
+    content: z.array(ContentBlockSchema).optional(),
+    additionalContexts: contexts,
+  }),
   z.object({ kind: z.literal('block'), reason: z.string() }),
 ]);
 export type PromptDecision = z.infer<typeof PromptDecisionSchema>;
@@ -72,7 +76,11 @@ export const PostToolDecisionSchema = z
       value: JsonValueSchema.optional(),
       additionalContexts: contexts,
     }),
-    z.object({ kind: z.literal('block'), feedback: z.array(ContentBlockSchema), additionalContexts: contexts }),
+    z.object({
+      kind: z.literal('block'),
+      feedback: z.array(ContentBlockSchema),
+      additionalContexts: contexts,
+    }),
   ])
   .refine((d) => !(d.kind === 'accept' && 'content' in d && d.content !== undefined && 'value' in d), {
     message: 'accept may replace content or value, not both',
@@ -121,7 +129,11 @@ export const ToolErrorCodeSchema = z.enum([
 ]);
 export type ToolErrorCode = z.infer<typeof ToolErrorCodeSchema>;
 
-export const ToolErrorSchema = z.object({ code: ToolErrorCodeSchema, message: z.string(), note: z.string().optional() });
+export const ToolErrorSchema = z.object({
+  code: ToolErrorCodeSchema,
+  message: z.string(),
+  note: z.string().optional(),
+});
 export type ToolError = z.infer<typeof ToolErrorSchema>;
 
 export const ToolResultSchema = z.union([

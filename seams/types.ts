@@ -121,7 +121,11 @@ export interface SeamMap {
     ctx: { readonly exec: ToolExecution; readonly result: ToolResult };
     result: void;
   };
-  'agent/status': { mode: 'notify'; ctx: { readonly agentId: string; readonly status: AgentStatus }; result: void };
+  'agent/status': {
+    mode: 'notify';
+    ctx: { readonly agentId: string; readonly status: AgentStatus };
+    result: void;
+  };
   'agent/inbox/enqueue': {
     mode: 'notify';
     ctx: {
@@ -141,10 +145,17 @@ export interface SeamMap {
   };
   'agent/inbox/discard': {
     mode: 'notify';
-    ctx: { readonly agentId: string; readonly items: readonly { readonly id: string; readonly steering: boolean }[] };
+    ctx: {
+      readonly agentId: string;
+      readonly items: readonly { readonly id: string; readonly steering: boolean }[];
+    };
     result: void;
   };
-  'agent/cancel-requested': { mode: 'notify'; ctx: { readonly agentId: string; readonly cause: CancelCause }; result: void };
+  'agent/cancel-requested': {
+    mode: 'notify';
+    ctx: { readonly agentId: string; readonly cause: CancelCause };
+    result: void;
+  };
   'agent/error': {
     mode: 'notify';
     ctx: {
@@ -168,7 +179,11 @@ export interface SeamMap {
     };
     result: void;
   };
-  'session/event': { mode: 'notify'; ctx: { readonly agentId: string; readonly event: LogEvent }; result: void };
+  'session/event': {
+    mode: 'notify';
+    ctx: { readonly agentId: string; readonly event: LogEvent };
+    result: void;
+  };
 }
 
 export type SeamName = keyof SeamMap;
@@ -188,9 +203,15 @@ export interface AroundNextOptions {
 
 /** The listener signature for one seam: `(ctx, next)` for chains, `(ctx)` for observers. */
 export type Listener<TName extends SeamName> = SeamMap[TName]['mode'] extends 'waterfall'
-  ? (ctx: SeamCtx<TName>, next: () => Promise<SeamResult<TName>>) => SeamResult<TName> | Promise<SeamResult<TName>>
+  ? (
+      ctx: SeamCtx<TName>,
+      next: () => Promise<SeamResult<TName>>,
+    ) => SeamResult<TName> | Promise<SeamResult<TName>>
   : SeamMap[TName]['mode'] extends 'around'
-    ? (ctx: SeamCtx<TName>, next: (options?: AroundNextOptions) => Promise<ToolResult>) => ToolResult | Promise<ToolResult>
+    ? (
+        ctx: SeamCtx<TName>,
+        next: (options?: AroundNextOptions) => Promise<ToolResult>,
+      ) => ToolResult | Promise<ToolResult>
     : SeamMap[TName]['mode'] extends 'first-result'
       ? (ctx: SeamCtx<TName>) => SeamResult<TName> | Promise<SeamResult<TName>>
       : SeamMap[TName]['mode'] extends 'notify'
@@ -262,7 +283,11 @@ export interface SeamSet {
     scope: DispatchScope,
   ): Promise<WaterfallOutcome<TName>>;
   /** `tools/execute`: onion over `core`; every `next()` dispatches again; a listener throw rejects (the caller normalizes). */
-  around(exec: ToolExecution, core: (exec: ToolExecution) => Promise<ToolResult>, scope: DispatchScope): Promise<ToolResult>;
+  around(
+    exec: ToolExecution,
+    core: (exec: ToolExecution) => Promise<ToolResult>,
+    scope: DispatchScope,
+  ): Promise<ToolResult>;
   /** Awaited listeners in order; a throw rejects (turn error). */
   serial<TName extends SerialSeamName>(name: TName, ctx: SeamCtx<TName>, scope: DispatchScope): Promise<void>;
   /** `agent/turn-stop`: first non-undefined return wins. */
@@ -272,7 +297,11 @@ export interface SeamSet {
     scope: DispatchScope,
   ): Promise<{ decision: ContinuationStop | undefined; decidedBy: string }>;
   /** `agent/session-start`: awaited, every failure contained and reported. */
-  awaitedNotify(name: 'agent/session-start', ctx: SeamCtx<'agent/session-start'>, scope: DispatchScope): Promise<void>;
+  awaitedNotify(
+    name: 'agent/session-start',
+    ctx: SeamCtx<'agent/session-start'>,
+    scope: DispatchScope,
+  ): Promise<void>;
   /** Guards in order; the first denial wins; a throwing guard throws `SeamListenerError`. */
   guards(exec: ToolExecution): { denied: string; by: string } | undefined;
 }

@@ -1,0 +1,14 @@
+export { SeamAbortError, SeamListenerError, type SeamListenerErrorCode } from './errors.js';
+export {
+  isSeamName,
+  notifySeamNames,
+  Seam,
+  seamModes,
+  seamNames,
+  serialSeamNames,
+  waterfallSeamNames,
+} from './names.js';
+export { createSeams, type SeamsOptions } from './registry.js';
+export { resultSchemas } from './result-schemas.js';
+export * from './schemas.js';
+export type * from './types.js';
