@@ -1,15 +1,29 @@
 import { z } from 'zod';
-import { ContentBlockSchema, JsonValueSchema, MessageSourceSchema, ToolErrorSchema } from '../seams/schemas.js';
+import {
+  ContentBlockSchema,
+  JsonValueSchema,
+  MessageSourceSchema,
+  ToolErrorSchema,
+} from '../seams/schemas.js';
 
 const turn = z.number().int().positive();
 const step = z.number().int().positive();
 const content = z.array(ContentBlockSchema);
 
 export const TurnEndReasonSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('completed'), stoppedBy: z.string().optional(), stopReason: z.string().optional() }),
+  z.object({
+    kind: z.literal('completed'),
+    stoppedBy: z.string().optional(),
+    stopReason: z.string().optional(),
+  }),
   z.object({ kind: z.literal('max-tokens') }),
   z.object({ kind: z.literal('rejected'), reason: z.string() }),
-  z.object({ kind: z.literal('error'), step: z.number().int().nonnegative(), message: z.string(), code: z.string().optional() }),
+  z.object({
+    kind: z.literal('error'),
+    step: z.number().int().nonnegative(),
+    message: z.string(),
+    code: z.string().optional(),
+  }),
   z.object({ kind: z.literal('aborted') }),
   z.object({ kind: z.literal('disposed') }),
   z.object({ kind: z.literal('interrupted') }),
@@ -19,7 +33,10 @@ export type TurnEndReason = z.infer<typeof TurnEndReasonSchema>;
 export const FinishReasonSchema = z.enum(['stop', 'tool-calls', 'max-tokens']);
 export type FinishReason = z.infer<typeof FinishReasonSchema>;
 
-export const UsageSchema = z.object({ inputTokens: z.number().optional(), outputTokens: z.number().optional() });
+export const UsageSchema = z.object({
+  inputTokens: z.number().optional(),
+  outputTokens: z.number().optional(),
+});
 export type Usage = z.infer<typeof UsageSchema>;
 
 /** zod schema of each core event type's `data`. */
@@ -32,7 +49,12 @@ export const coreEventSchemas = {
   'user/message': z.object({ content, source: MessageSourceSchema, meta: JsonValueSchema.optional() }),
   'prompt/blocked': z.object({ content, source: MessageSourceSchema, reason: z.string() }),
   'context/message': z.object({ content, source: MessageSourceSchema, meta: JsonValueSchema.optional() }),
-  'steering/message': z.object({ turn, content, source: MessageSourceSchema, meta: JsonValueSchema.optional() }),
+  'steering/message': z.object({
+    turn,
+    content,
+    source: MessageSourceSchema,
+    meta: JsonValueSchema.optional(),
+  }),
   'step/start': z.object({ turn, step }),
   'step/end': z.object({ turn, step }),
   'assistant/message': z.object({
@@ -79,3 +101,8 @@ export const StoredEventSchema = z.object({
   data: JsonValueSchema,
   time: z.string(),
 });
+
+/** A core event before the log gives it a `seq` and a `time` (what `repairEvents` returns). */
+export type CoreEventDraft = {
+  [TType in CoreEventType]: { readonly type: TType; readonly data: CoreEventData<TType> };
+}[CoreEventType];

@@ -8,7 +8,10 @@ export type { LogEvent } from '../seams/types.js';
 export interface SessionLog extends AgentLogView {
   readonly events: readonly LogEvent[];
   /** Core event append used by the machines: validates `data` with the type's schema. */
-  appendCore<TType extends CoreEventType>(type: TType, data: CoreEventData<TType>): LogEvent<TType, CoreEventData<TType>>;
+  appendCore<TType extends CoreEventType>(
+    type: TType,
+    data: CoreEventData<TType>,
+  ): LogEvent<TType, CoreEventData<TType>>;
   /** Plugin event append (type registered with `defineLogEvent`; core types are refused). */
   append(type: string, data: JsonValue): LogEvent;
   subscribe(listener: (event: LogEvent) => void): () => void;
@@ -23,7 +26,10 @@ export interface SessionStore {
   readonly initialEvents: readonly LogEvent[];
   /** What crash repair did on open, one line each. */
   readonly repairs: readonly string[];
-  /** Called synchronously for each appended event (write-on-append). Must not throw. */
+  /**
+   * Called synchronously for each appended event (write-on-append). Throws only when the event could not be
+   * written (disk, closed store); the log then refuses that append with `STORE_WRITE_FAILED`.
+   */
   write(event: LogEvent): void;
   /** Durability point (fsync for files); rejects on failure. */
   flush(): Promise<void>;

@@ -1,0 +1,48 @@
+// The session folder's only public face.
+export type { LogEventDefinition } from './defineLogEvent.js';
+export { defineLogEvent } from './defineLogEvent.js';
+export type {
+  SessionLoadErrorCode,
+  SessionLogErrorCode,
+  SessionStoreErrorCode,
+} from './errors.js';
+export { SessionLoadError, SessionLogError, SessionStoreError } from './errors.js';
+export { isCoreEventType } from './eventSchema.js';
+export type {
+  CoreEventData,
+  CoreEventDraft,
+  CoreEventType,
+  FinishReason,
+  TurnEndReason,
+  Usage,
+} from './events.js';
+export {
+  coreEventSchemas,
+  coreEventTypes,
+  EventType,
+  FinishReasonSchema,
+  StoredEventSchema,
+  TurnEndReasonSchema,
+  UsageSchema,
+} from './events.js';
+export type {
+  AcceptedStepContexts,
+  CheckInvariantsOptions,
+  InvariantName,
+  LedgerNotification,
+  LedgerOptions,
+} from './invariants/index.js';
+export { checkInvariants, checkLedger, formatViolation, Invariant } from './invariants/index.js';
+export type { SessionLogOptions } from './log.js';
+export { createSessionLog } from './log.js';
+export type { OpenPosition, RepairOptions, RepairResult } from './repair.js';
+export { repairEvents } from './repair.js';
+export type { RequestDeriver } from './request.js';
+export { createRequestDeriver, deriveMessages } from './request.js';
+export type { CreateJsonlStoreOptions, JsonlStore, OpenJsonlStoreOptions } from './stores/jsonl.js';
+export { createJsonlStore, openJsonlStore } from './stores/jsonl.js';
+export type { MemoryStoreOptions } from './stores/memory.js';
+export { memoryStore } from './stores/memory.js';
+export type { JsonlLog } from './stores/readJsonlLog.js';
+export { readJsonlLog } from './stores/readJsonlLog.js';
+export type { LogEvent, SessionLog, SessionStore, Violation } from './types.js';

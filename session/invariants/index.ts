@@ -1,0 +1,57 @@
+import type { LogEvent } from '../../seams/types.js';
+import type { Violation } from '../types.js';
+import { checkActiveBatchAdjacency } from './activeBatchAdjacency.js';
+import { checkBalance } from './balance.js';
+import { checkContiguousSeq } from './contiguousSeq.js';
+import { readEntries } from './entries.js';
+import { checkInjectionTurnShape } from './injectionTurnShape.js';
+import { checkOneSendOneTurn } from './oneSendOneTurn.js';
+import { type CheckedLog, segmentTurns } from './segment.js';
+import { type AcceptedStepContexts, checkStepContexts } from './stepContexts.js';
+import { checkSteps } from './steps.js';
+import { checkTerminalStop } from './terminalStop.js';
+import { checkToolPairing } from './toolPairing.js';
+import { checkTurnEnclosure } from './turnEnclosure.js';
+
+export type { LedgerNotification, LedgerOptions } from './ledger.js';
+export { checkLedger } from './ledger.js';
+export type { InvariantName } from './names.js';
+export { formatViolation, Invariant } from './names.js';
+export type { AcceptedStepContexts } from './stepContexts.js';
+
+export interface CheckInvariantsOptions {
+  /** Contexts known to have been accepted while a step was in flight: enables invariant 7 for those steps. */
+  stepContexts?: readonly AcceptedStepContexts[];
+}
+
+const predicates: readonly ((log: CheckedLog) => Violation[])[] = [
+  checkContiguousSeq,
+  checkTurnEnclosure,
+  checkSteps,
+  checkBalance,
+  checkToolPairing,
+  checkActiveBatchAdjacency,
+  checkOneSendOneTurn,
+  checkInjectionTurnShape,
+  checkTerminalStop,
+];
+
+/**
+ * Checks a log at rest against the invariants of log.md (1–9 and 11; 10 is `checkLedger`).
+ * Violations come sorted by seq (log-wide ones, without a seq, last).
+ * @param events the session log's events
+ * @param options what the caller knows was accepted during steps (invariant 7)
+ * @example
+ * expect(checkInvariants(agent.log.events).map(formatViolation)).toEqual([]);
+ */
+export function checkInvariants(
+  events: readonly LogEvent[],
+  options: CheckInvariantsOptions = {},
+): Violation[] {
+  const { entries, violations } = readEntries(events);
+  const log: CheckedLog = { entries, turns: segmentTurns(entries) };
+  for (const predicate of predicates) violations.push(...predicate(log));
+  if (options.stepContexts !== undefined) violations.push(...checkStepContexts(log, options.stepContexts));
+  // Stable: within one seq, predicates keep their numeric order.
+  return violations.sort((a, b) => (a.seq ?? Number.POSITIVE_INFINITY) - (b.seq ?? Number.POSITIVE_INFINITY));
+}

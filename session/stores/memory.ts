@@ -1,0 +1,30 @@
+import type { LogEvent } from '../../seams/types.js';
+import { toFrozenJson } from '../freeze.js';
+import type { SessionStore } from '../types.js';
+
+export interface MemoryStoreOptions {
+  /** A session id to report (memory sessions have none by default). */
+  id?: string;
+  /** Events to start from (seq 0, 1, 2, …), e.g. a history loaded elsewhere; copied and frozen. */
+  events?: readonly LogEvent[];
+}
+
+/**
+ * A store that keeps nothing beyond the log's own array: the default store.
+ * @param options optional session id and seed events
+ * @example
+ * const log = createSessionLog({ store: memoryStore() });
+ */
+export function memoryStore(options: MemoryStoreOptions = {}): SessionStore {
+  const initialEvents = Object.freeze(
+    (options.events ?? []).map((event) => toFrozenJson(event, 'event') as unknown as LogEvent),
+  );
+  return Object.freeze({
+    sessionId: options.id,
+    initialEvents,
+    repairs: Object.freeze([]),
+    write() {},
+    flush: async () => {},
+    close: async () => {},
+  });
+}
