@@ -6,9 +6,9 @@ import {
   createToolRegistry,
   defineTool,
   formatViolation,
-  type LogEvent,
   scriptedModel,
 } from '../index.js';
+import { describeEvent } from './print.js';
 
 /** The offline demo behind `npm start`: one scripted turn, one native plugin, the log as it happens. */
 export async function runDemo(write: (line: string) => void = console.log): Promise<number> {
@@ -89,35 +89,6 @@ export async function runDemo(write: (line: string) => void = console.log): Prom
   }
   for (const v of violations) write(`invariant violated: ${formatViolation(v)}`);
   return 1;
-}
-
-function describeEvent(event: LogEvent): string {
-  const data = event.data as Record<string, unknown>;
-  const text = (blocks: unknown): string =>
-    (blocks as { type: string; text?: string; name?: string; arguments?: string }[])
-      .map((b) => (b.type === 'tool-call' ? `[call ${b.name} ${b.arguments}]` : (b.text ?? '')))
-      .join(' ');
-  switch (event.type) {
-    case 'user/message':
-    case 'context/message':
-    case 'steering/message':
-    case 'prompt/blocked':
-      return `${pad(event)} ${text(data.content)}`;
-    case 'assistant/message':
-      return `${pad(event)} ${text(data.content)} (${String(data.finish)})`;
-    case 'tool/call':
-      return `${pad(event)} ${String(data.callId)} ${String(data.name)} ${String(data.arguments)}`;
-    case 'tool/result':
-      return `${pad(event)} ${String(data.callId)} ${data.isError ? 'error' : 'ok'}: ${text(data.content)}`;
-    case 'turn/end':
-      return `${pad(event)} ${JSON.stringify(data.reason)}`;
-    default:
-      return pad(event);
-  }
-}
-
-function pad(event: LogEvent): string {
-  return `${String(event.seq).padStart(3)} ${event.type}`;
 }
 
 const isMain = process.argv[1] !== undefined && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/'));

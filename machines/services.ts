@@ -10,8 +10,14 @@ export interface ToolMachineServices {
   readonly tools: ToolRegistryCore;
   readonly scopes: ScopeTable;
   readonly cancelGraceMs: number;
+  /** The seam registry: `seam/decided` for skipped waterfalls, `tools/result`, the approval fallback. */
+  readonly seams: Seams;
+  /** The agent the calls run for when the scope names none (a standalone call may have none). */
+  readonly agent?: AgentHandle;
   /** The agent's log; only the batch appends (`tool/call`, `tool/result`). */
   readonly log?: SessionLog;
+  /** Contained notify failures (the agent turns them into `agent/error`). */
+  reportError?(failure: { error: Failure; origin: string; turn?: number; step?: number }): void;
 }
 
 /** What the turn and agent machines need on top of the tool services. */

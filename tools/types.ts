@@ -1,7 +1,14 @@
 import type { z } from 'zod';
-import type { ContentBlock, HookContext, JsonValue, ToolResult } from '../seams/schemas.js';
-import type { AgentHandle, ApprovalChannel, Disposer, Seams, ToolExecution, ToolRunContext } from '../seams/types.js';
 import type { ToolSchema } from '../model/types.js';
+import type { ContentBlock, HookContext, JsonValue, ToolResult } from '../seams/schemas.js';
+import type {
+  AgentHandle,
+  ApprovalChannel,
+  Disposer,
+  Seams,
+  ToolExecution,
+  ToolRunContext,
+} from '../seams/types.js';
 
 export type Concurrency = 'exclusive' | 'parallel' | ((args: JsonValue) => boolean);
 
@@ -35,6 +42,8 @@ export interface ToolCallRequest {
   arguments: unknown;
   callId?: string;
   agent?: AgentHandle;
+  /** The parent call's token, for a call made from inside another tool's body. */
+  parent?: symbol;
 }
 
 export interface ExecuteOptions {
@@ -56,5 +65,6 @@ export interface ToolRegistryCore {
 /** The public registry: the core plus standalone execution through the toolCall machine. */
 export interface ToolRegistry extends ToolRegistryCore {
   /** One call through the whole pipeline, standalone (no batch, no log). */
-  execute(request: ToolCallRequest, options: ExecuteOptions): Promise<ToolResult & { readonly additionalContexts?: readonly HookContext[] }>;
+  /** Resolves the final frozen result (with `additionalContexts`); never rejects for a tool's failure. */
+  execute(request: ToolCallRequest, options: ExecuteOptions): Promise<ToolResult>;
 }

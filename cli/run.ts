@@ -1,0 +1,117 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { createAgent } from '../machines/createAgent.js';
+import { createToolRegistry } from '../machines/standalone.js';
+import { openAICompatible, parseScript, scriptedModel } from '../model/index.js';
+import type { ModelAdapter } from '../model/types.js';
+import { createSeams } from '../seams/index.js';
+import {
+  checkInvariants,
+  createJsonlStore,
+  formatViolation,
+  memoryStore,
+  openJsonlStore,
+  SessionLoadError,
+  SessionStoreError,
+} from '../session/index.js';
+import type { SessionStore } from '../session/types.js';
+import { createDemoTools } from '../tools/index.js';
+import { describeEvent } from './print.js';
+import { UsageError } from './usage.js';
+
+const runOptions = {
+  prompt: { type: 'string', multiple: true },
+  model: { type: 'string' },
+  'base-url': { type: 'string' },
+  'model-name': { type: 'string' },
+  'api-key-env': { type: 'string' },
+  session: { type: 'string' },
+  resume: { type: 'boolean', default: false },
+  tools: { type: 'string', default: 'none' },
+  cwd: { type: 'string' },
+  json: { type: 'boolean', default: false },
+} as const;
+
+/** Reads and validates a `scripted:<file>` model script. */
+async function loadScriptedModel(file: string): Promise<ModelAdapter> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(await readFile(file, 'utf8'));
+  } catch (error) {
+    throw new UsageError(`cannot read model script ${file}: ${(error as Error).message}`);
+  }
+  try {
+    return scriptedModel(parseScript(raw));
+  } catch (error) {
+    throw new UsageError(`model script ${file}: ${(error as Error).message}`);
+  }
+}
+
+function resolveModel(values: { model?: string; 'base-url'?: string; 'model-name'?: string; 'api-key-env'?: string }) {
+  const spec = values.model ?? 'openai';
+  if (spec.startsWith('scripted:')) return loadScriptedModel(spec.slice('scripted:'.length));
+  if (spec !== 'openai') throw new UsageError(`--model expects scripted:<file> or openai, got "${spec}"`);
+  const keyEnv = values['api-key-env'] ?? 'OPENAI_API_KEY';
+  const apiKey = process.env[keyEnv];
+  if (!apiKey) throw new UsageError(`--model openai needs an API key in $${keyEnv}`);
+  return openAICompatible({
+    baseURL: values['base-url'] ?? 'https://api.openai.com/v1',
+    apiKey,
+    model: values['model-name'] ?? 'gpt-4o-mini',
+  });
+}
+
+async function openStore(file: string | undefined, resume: boolean): Promise<SessionStore> {
+  if (file === undefined) {
+    if (resume) throw new UsageError('--resume needs --session FILE');
+    return memoryStore();
+  }
+  try {
+    return resume ? await openJsonlStore(file) : await createJsonlStore(file);
+  } catch (error) {
+    if (error instanceof SessionLoadError || error instanceof SessionStoreError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
+/**
+ * `seamchart run`: one agent, one turn per prompt.
+ * @returns 0 when every turn ended completed or max-tokens, 1 otherwise
+ */
+export async function runRunCommand(argv: string[], write: (line: string) => void): Promise<number> {
+  const { values, positionals } = parseArgs({ args: argv, options: runOptions, allowPositionals: true, strict: true });
+  const prompts = [...(positionals.length > 0 ? [positionals.join(' ')] : []), ...(values.prompt ?? [])];
+  if (prompts.length === 0) throw new UsageError('seamchart run needs a prompt (words or --prompt TEXT)');
+  if (values.tools !== 'demo' && values.tools !== 'none') {
+    throw new UsageError(`--tools expects demo or none, got "${values.tools}"`);
+  }
+  const cwd = path.resolve(values.cwd ?? process.cwd());
+  const model = await resolveModel(values);
+  const store = await openStore(values.session, values.resume);
+
+  const seams = createSeams();
+  const tools = createToolRegistry();
+  if (values.tools === 'demo') for (const tool of createDemoTools({ root: cwd })) tools.register(tool);
+  seams.on('session/event', ({ event }) => write(values.json ? JSON.stringify(event) : describeEvent(event)));
+  if (!values.json) {
+    seams.on('seam/decided', ({ seam, decidedBy, decision }) => {
+      if (decidedBy !== 'default') write(`       ${seam} decided by ${decidedBy}: ${JSON.stringify(decision)}`);
+    });
+  }
+  const agent = createAgent({ seams, tools, model, store, cwd });
+  const firstNewSeq = agent.log.events.length;
+  for (const prompt of prompts) agent.followup(prompt);
+  await agent.whenIdle();
+  await agent.dispose();
+
+  const events = agent.log.events;
+  const violations = checkInvariants(events);
+  for (const violation of violations) process.stderr.write(`${formatViolation(violation)}\n`);
+  const reasons = events
+    .slice(firstNewSeq)
+    .filter((e) => e.type === 'turn/end')
+    .map((e) => (e.data as { reason: { kind: string } }).reason.kind);
+  const ok = violations.length === 0 && reasons.every((kind) => kind === 'completed' || kind === 'max-tokens');
+  return ok ? 0 : 1;
+}

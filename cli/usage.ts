@@ -1,0 +1,10 @@
+/** A bad command line or input file: printed as one line, exit code 2. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+export const USAGE = `usage:
+  seamchart run [PROMPT...] [--prompt TEXT]... [--model scripted:<file>|openai] [--base-url URL]
+                [--model-name NAME] [--api-key-env NAME] [--session FILE] [--resume]
+                [--tools demo|none] [--cwd DIR] [--json]
+  seamchart log FILE [--check]`;

@@ -1,0 +1,22 @@
+// seamchart's public entry.
+export * from './machines/index.js';
+export * from './model/index.js';
+export * from './seams/index.js';
+export * from './session/index.js';
+export {
+  createDemoTools,
+  type DemoToolsOptions,
+  defineTool,
+  plugins,
+  ToolPipelineError,
+} from './tools/index.js';
+export type {
+  Concurrency,
+  ExecuteOptions,
+  ToolCallRequest,
+  ToolDefinition,
+  ToolDefinitionInput,
+  ToolOutput,
+  ToolRegistry,
+  ToolRegistryCore,
+} from './tools/types.js';

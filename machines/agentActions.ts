@@ -1,0 +1,161 @@
+import type { AnyActorRef } from 'xstate';
+import type { AgentStatus, CancelCause, NotifySeamName, SeamCtx } from '../seams/types.js';
+import { SessionLogError } from '../session/errors.js';
+import { repairEvents } from '../session/repair.js';
+import type { LogEvent, SessionLog } from '../session/types.js';
+import type { AgentContext, AgentEvent, AgentMachineServices } from './agentTypes.js';
+import type { DiscardEntry, InboxItem, Injection } from './inbox.js';
+import { toFailure } from './turnRules.js';
+import type { TurnOutput } from './turnTypes.js';
+
+interface Args {
+  readonly context: AgentContext;
+  readonly self: AnyActorRef;
+}
+
+/** Flushes started by injection turns; `dispose()` waits for them (keyed by log). */
+const pendingFlushes = new WeakMap<SessionLog, Set<Promise<void>>>();
+
+/** Resolves once every injection-turn flush started so far has settled. */
+export async function settleInjectionFlushes(log: SessionLog): Promise<void> {
+  const pending = pendingFlushes.get(log);
+  while (pending && pending.size > 0) await Promise.allSettled([...pending]);
+}
+
+/** The number of the last `turn/start` in the log, 0 when there is none. */
+export function lastTurnNumber(events: readonly LogEvent[]): number {
+  for (let index = events.length - 1; index >= 0; index--) {
+    const event = events[index];
+    if (event?.type === 'turn/start') return (event.data as { turn: number }).turn;
+  }
+  return 0;
+}
+
+/** Discard entries for queued (`steering: false`) or steering items. */
+export function toDiscardEntries(items: readonly InboxItem[], steering: boolean): DiscardEntry[] {
+  return items.map((item) => ({ id: item.id, steering }));
+}
+
+/**
+ * The side-effect actions of the agent with services bound. Failures are reported as `agent/error`,
+ * never thrown: an agent keeps running.
+ * @param services the agent's services
+ */
+export function createAgentActions(services: AgentMachineServices) {
+  const { log, seams, agentId } = services;
+  const notify = <TName extends NotifySeamName>(name: TName, payload: SeamCtx<TName>) =>
+    seams.notify(name, payload, { agentId });
+
+  const contained =
+    <TParams>(origin: string, effect: (args: Args, params: TParams) => void) =>
+    (args: Args, params: TParams): void => {
+      try {
+        effect(args, params);
+      } catch (error) {
+        services.reportError({ error: toFailure(error), origin });
+      }
+    };
+
+  /** Writes `turn/start{injection}`, `context/message`, `turn/end{completed}`, then a tracked flush. */
+  const writeInjectionTurn = (injection: Injection, self: AnyActorRef): void => {
+    const turn = lastTurnNumber(log.events) + 1;
+    try {
+      log.appendCore('turn/start', { turn, trigger: { kind: 'injection', source: injection.source } });
+    } catch (error) {
+      // inject() from inside a `session/event` listener: write the turn once that listener returned.
+      if (!(error instanceof SessionLogError && error.code === 'REENTRANT_APPEND')) throw error;
+      queueMicrotask(() => self.send({ type: 'INJECT', injection } satisfies AgentEvent));
+      return;
+    }
+    const { content, source, meta } = injection;
+    log.appendCore('context/message', {
+      content: [...content],
+      source,
+      ...(meta === undefined ? {} : { meta }),
+    });
+    log.appendCore('turn/end', { turn, reason: { kind: 'completed' } });
+    trackFlush(turn);
+  };
+
+  const trackFlush = (turn: number): void => {
+    const pending = pendingFlushes.get(log) ?? new Set<Promise<void>>();
+    pendingFlushes.set(log, pending);
+    const flush: Promise<void> = log
+      .flush()
+      .catch((error: unknown) =>
+        services.reportError({ error: toFailure(error), origin: 'session/flush', turn }),
+      )
+      .finally(() => pending.delete(flush));
+    pending.add(flush);
+  };
+
+  return {
+    announceStatus: contained('agent/status', ({ context }, params: { status: AgentStatus }) => {
+      if (context.status !== params.status) notify('agent/status', { agentId, status: params.status });
+    }),
+    notifyEnqueue: contained('agent/inbox/enqueue', (_, params: { item: InboxItem; steering: boolean }) => {
+      const { id, content, source, wakeup } = params.item;
+      notify('agent/inbox/enqueue', { agentId, id, content, source, steering: params.steering, wakeup });
+    }),
+    notifyDequeue: contained('agent/inbox/dequeue', ({ context }) => {
+      if (context.current)
+        notify('agent/inbox/dequeue', { agentId, id: context.current.item.id, steering: false });
+    }),
+    notifyCancelRequested: contained('agent/cancel-requested', (_, params: { cause: CancelCause }) => {
+      notify('agent/cancel-requested', { agentId, cause: params.cause });
+    }),
+    discardItems: contained('agent/inbox/discard', (_, params: { items: readonly DiscardEntry[] }) => {
+      if (params.items.length > 0) notify('agent/inbox/discard', { agentId, items: params.items });
+    }),
+    writeInjectionTurn: contained('inject', ({ self }, params: { injection: Injection }) => {
+      writeInjectionTurn(params.injection, self);
+    }),
+    writeHeldInjections: contained('inject', ({ context, self }) => {
+      for (const injection of context.held) writeInjectionTurn(injection, self);
+    }),
+    closeTurnScope: contained('turn', ({ context }) => {
+      if (context.current) services.scopes.close(context.current.scopeKey);
+    }),
+    repairTurn: contained('turn', ({ context }, params: { error: unknown }) => {
+      // The turn actor died: close what it left open with the crash-repair routine, then report it.
+      const failure = toFailure(params.error);
+      const { events } = repairEvents(log.events, {
+        reason: ({ step }) => ({ kind: 'error', step, message: failure.message, code: 'INTERNAL_ERROR' }),
+      });
+      for (const draft of events) log.appendCore(draft.type, draft.data);
+      services.reportError({
+        error: failure,
+        origin: 'turn',
+        ...(context.current ? { turn: context.current.turn } : {}),
+      });
+    }),
+    reportLateSessionStart: contained('agent/session-start', () => {
+      const message = `agent/session-start listeners did not settle within ${services.sessionStartTimeoutMs} ms; the agent proceeded without them`;
+      services.logger.error(message, { agentId, seam: 'agent/session-start' });
+      services.reportError({
+        error: { message, code: 'SESSION_START_TIMEOUT' },
+        origin: 'agent/session-start',
+      });
+    }),
+    reportSessionStartFailure: contained('agent/session-start', (_, params: { error: unknown }) => {
+      services.reportError({ error: toFailure(params.error), origin: 'agent/session-start' });
+    }),
+  };
+}
+
+/** Which of a finished turn's items the agent re-queues and which it discards. */
+export function splitTurnLeftovers(
+  context: AgentContext,
+  output: TurnOutput,
+): { requeue: InboxItem[]; discard: DiscardEntry[] } {
+  const dropLeftover = output.terminalStopped || context.discardLeftover || context.disposing;
+  const leftover = output.leftoverSteering.map((item) => ({ ...item, wakeup: true }));
+  return {
+    requeue: dropLeftover ? [] : leftover,
+    discard: [
+      ...context.pendingDiscard,
+      ...toDiscardEntries(output.droppedSteering, true),
+      ...(dropLeftover ? toDiscardEntries(output.leftoverSteering, true) : []),
+    ],
+  };
+}

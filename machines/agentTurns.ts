@@ -1,0 +1,70 @@
+import { fromPromise } from 'xstate';
+import { lastTurnNumber, settleInjectionFlushes } from './agentActions.js';
+import type { AgentMachineServices } from './agentTypes.js';
+import type { InboxItem } from './inbox.js';
+import { createTurnLogic } from './turn.js';
+import { type SeamsPresent, type TurnInput, turnSeams } from './turnTypes.js';
+
+/**
+ * Opens the run scope of the turn that claims `item` and returns the turn's input: the listener
+ * snapshot and a fresh turn signal are taken now, so a listener added mid-turn counts from the next turn.
+ * @param services the agent's services
+ * @param item the claimed inbox item
+ */
+export function openTurnInput(services: AgentMachineServices, item: InboxItem): TurnInput {
+  const seams = services.seams.snapshot(services.agentId);
+  const approval = services.approval ?? services.seams.approval;
+  const scopeKey = services.scopes.open(
+    {
+      seams,
+      controller: new AbortController(),
+      agent: services.agent,
+      ...(approval === undefined ? {} : { approval }),
+    },
+    `${services.agentId}:turn`,
+  );
+  const seamsPresent = Object.fromEntries(turnSeams.map((name) => [name, seams.has(name)])) as SeamsPresent;
+  return {
+    scopeKey,
+    agentId: services.agentId,
+    turn: lastTurnNumber(services.log.events) + 1,
+    item,
+    seamsPresent,
+    maxRequestRetries: services.maxRequestRetries,
+    maxParallel: services.maxParallelToolCalls,
+  };
+}
+
+/**
+ * The actors of the agent with services bound: the awaited session start, the turn, the final settle.
+ * @param services the agent's services
+ */
+export function createAgentActors(services: AgentMachineServices) {
+  const { agentId } = services;
+  return {
+    sessionStart: fromPromise<void, { readonly agentId: string; readonly source: 'startup' | 'resume' }>(
+      async ({ input, signal }) => {
+        const seams = services.seams.snapshot(agentId);
+        await seams.awaitedNotify(
+          'agent/session-start',
+          { agent: services.agent, source: input.source, signal },
+          {
+            agentId,
+            signal,
+            onContainedError: ({ seam, listener, error }) =>
+              services.reportError({
+                error: { message: `Listener "${listener}" on seam "${seam}" failed: ${String(error)}` },
+                origin: seam,
+              }),
+          },
+        );
+      },
+    ),
+    turn: services.turnLogic ?? createTurnLogic(services),
+    // Disposal resolves after the last flush: injection turns flush on their own.
+    settle: fromPromise<void, { readonly agentId: string }>(async () => {
+      await settleInjectionFlushes(services.log);
+      await services.log.flush();
+    }),
+  };
+}

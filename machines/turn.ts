@@ -1,0 +1,656 @@
+import { assign, fromPromise, sendTo, setup } from 'xstate';
+import { Seam } from '../seams/names.js';
+import type {
+  ContinuationDecision,
+  HookContext,
+  PromptDecision,
+  RequestErrorDecision,
+} from '../seams/schemas.js';
+import type { CancelCause, WaterfallSeamName } from '../seams/types.js';
+import type { InboxItem, Injection } from './inbox.js';
+import type { TurnMachineServices } from './services.js';
+import { toolBatchMachine } from './toolBatch.js';
+import { createToolBatchLogic } from './toolBatchLogic.js';
+import { continuationItemId, createTurnActions } from './turnActions.js';
+import { createTurnActors } from './turnActors.js';
+import {
+  type AcceptedAnswer,
+  defaultContinuation,
+  defaultPromptDecision,
+  resolveTurnEndReason,
+  toFailure,
+  toTurnFailure,
+} from './turnRules.js';
+import type {
+  ContinuationInput,
+  PromptSubmitInput,
+  RequestErrorInput,
+  ToolBatchInput,
+  TurnContext,
+  TurnEvent,
+  TurnInput,
+  TurnOutput,
+  TurnSeamInput,
+  TurnSeamName,
+  TurnStopOutput,
+} from './turnTypes.js';
+
+export { graphEvents } from './turnGraph.js';
+
+// The un-provided machine (Stately, diagrams, graph traversal) never runs its actors.
+function unprovided<TOutput, TInput>(name: string) {
+  return fromPromise<TOutput, TInput>(async () => {
+    throw new Error(
+      `turnMachine actor "${name}" is not provided; build the turn with createTurnLogic(services)`,
+    );
+  });
+}
+const noop = (): void => {};
+const outputOf = <T>(event: unknown): T | undefined => (event as { output?: T }).output;
+
+/** The seam-actor input every turn state builds from context. */
+const seamInput = ({ context }: { context: TurnContext }): TurnSeamInput => ({
+  scopeKey: context.scopeKey,
+  agentId: context.agentId,
+  turn: context.turn,
+  step: context.step,
+});
+
+/**
+ * The turn statechart: one claimed message from `turn/start` to `turn/end` and its flush.
+ * Un-provided: bind services with `createTurnLogic(services)`.
+ */
+export const turnMachine = setup({
+  types: {
+    input: {} as TurnInput,
+    context: {} as TurnContext,
+    events: {} as TurnEvent,
+    output: {} as TurnOutput,
+  },
+  actors: {
+    promptSubmit: unprovided<PromptDecision, PromptSubmitInput>('promptSubmit'),
+    preStep: unprovided<void, TurnSeamInput>('preStep'),
+    model: unprovided<AcceptedAnswer, TurnSeamInput>('model'),
+    toolBatch: toolBatchMachine,
+    postStep: unprovided<void, TurnSeamInput>('postStep'),
+    continuation: unprovided<ContinuationDecision, ContinuationInput>('continuation'),
+    turnStop: unprovided<TurnStopOutput, TurnSeamInput>('turnStop'),
+    requestError: unprovided<RequestErrorDecision, RequestErrorInput>('requestError'),
+    flushLog: unprovided<void, { readonly turn: number }>('flushLog'),
+  },
+  actions: {
+    // Side effects: no-ops here, bound to services by createTurnLogic.
+    appendTurnStart: noop,
+    recordPrompt: (_, _params: { decision: PromptDecision }) => {},
+    recordBlocked: (_, _params: { reason: string }) => {},
+    emitDefaultDecided: (_, _params: { seam: WaterfallSeamName; decision: unknown }) => {},
+    recordSteering: noop,
+    appendStepStart: noop,
+    recordAnswer: (_, _params: { answer: AcceptedAnswer }) => {},
+    appendStepFifo: noop,
+    appendStepEnd: noop,
+    closeOpenStep: noop,
+    appendInjection: (_, _params: { injection: Injection }) => {},
+    announceContinueReason: noop,
+    discardSteering: noop,
+    abortTurn: noop,
+    reportFailure: (_, _params: { origin: string }) => {},
+    reportListenerFailure: (_, _params: { origin: string; error: unknown }) => {},
+    repairCalls: noop,
+    appendTurnEnd: noop,
+    notifyClosed: noop,
+    reportFlushFailure: (_, _params: { error: unknown }) => {},
+    abortBatch: sendTo('toolBatch', { type: 'ABORT' }),
+    // Context updates (pure).
+    beginStep: assign(({ context }) => ({
+      step: context.step + 1,
+      calls: [],
+      hadToolCalls: false,
+      steered: false,
+      proceed: false,
+    })),
+    openStep: assign({ stepOpen: true }),
+    closeStep: assign({ stepOpen: false, stepFifo: [] }),
+    clearStepFifo: assign({ stepFifo: [] }),
+    pushStepFifo: assign({
+      stepFifo: ({ context }, params: { contexts: readonly HookContext[] }) => [
+        ...context.stepFifo,
+        ...params.contexts,
+      ],
+    }),
+    pushSteering: assign({
+      steering: ({ context }, params: { item: InboxItem }) => [...context.steering, params.item],
+    }),
+    clearSteering: assign({ steering: [] }),
+    markSteered: assign({ steered: ({ context }) => context.steering.length > 0 }),
+    acceptAnswer: assign(({ context }, params: { answer: AcceptedAnswer }) => ({
+      calls: params.answer.calls,
+      hadToolCalls: params.answer.calls.length > 0,
+      maxTokens: context.maxTokens || params.answer.finish === 'max-tokens',
+      requestFailures: 0,
+      requestFailure: null,
+    })),
+    recordRequestFailure: assign(({ context }, params: { error: unknown }) => ({
+      requestFailures: context.requestFailures + 1,
+      requestFailure: toFailure(params.error),
+    })),
+    failRequest: assign({
+      failure: ({ context }) =>
+        context.failure ?? {
+          step: context.step,
+          ...(context.requestFailure ?? { message: 'The model request failed' }),
+        },
+    }),
+    recordFailure: assign({
+      failure: ({ context }, params: { error: unknown }) =>
+        context.failure ?? toTurnFailure(context.step, params.error),
+    }),
+    recordRejected: assign({ rejected: (_, params: { reason: string }) => params.reason }),
+    recordCancel: assign(({ context }, params: { cause: CancelCause; keepInbox: boolean }) => ({
+      // First cause wins, except that disposal overrides an earlier user cancel.
+      cancel: context.cancel === null || params.cause.kind === 'disposed' ? params.cause : context.cancel,
+      ...dropSteering(context, params.keepInbox),
+    })),
+    dropPendingSteering: assign(({ context }, params: { keepInbox: boolean }) =>
+      dropSteering(context, params.keepInbox),
+    ),
+    applyContinuation: assign(({ context }, params: { decision: ContinuationDecision }) => {
+      const { decision } = params;
+      if (decision.action !== 'continue' || !decision.reason)
+        return { proceed: decision.action === 'continue' };
+      const item: InboxItem = {
+        id: continuationItemId(context),
+        content: decision.reason.content,
+        source: decision.reason.source,
+        contexts: [],
+        wakeup: true,
+      };
+      return { proceed: true, steering: [...context.steering, item] };
+    }),
+    recordStop: assign({
+      stop: (_, params: { output: TurnStopOutput }) =>
+        params.output.decision?.reason === undefined
+          ? { stoppedBy: params.output.decidedBy }
+          : { stoppedBy: params.output.decidedBy, stopReason: params.output.decision.reason },
+    }),
+    holdInjection: assign({
+      held: ({ context }, params: { injection: Injection }) => [...context.held, params.injection],
+    }),
+    settleReason: assign({ endReason: ({ context }) => resolveTurnEndReason(context) }),
+  },
+  guards: {
+    seamIsEmpty: ({ context }, params: { seam: TurnSeamName }) => !context.seamsPresent[params.seam],
+    promptBlocked: ({ event }) => outputOf<PromptDecision>(event)?.kind === 'block',
+    answerHasToolCalls: ({ event }) => (outputOf<AcceptedAnswer>(event)?.calls.length ?? 0) > 0,
+    isCancelled: ({ context }) => context.cancel !== null,
+    hasFailure: ({ context }) => context.failure !== null,
+    retryAllowed: ({ context, event }) =>
+      outputOf<RequestErrorDecision>(event)?.action === 'retry' &&
+      context.requestFailures <= context.maxRequestRetries,
+    stopReturned: ({ event }) => outputOf<TurnStopOutput>(event)?.decision !== undefined,
+    shouldContinue: ({ context }) => context.proceed || context.steering.length > 0,
+  },
+  delays: {
+    cancelGrace: 5000,
+  },
+}).createMachine({
+  id: 'turn',
+  context: ({ input }) => ({
+    ...input,
+    step: 0,
+    stepOpen: false,
+    stepFifo: [],
+    steering: [],
+    dropped: [],
+    held: [],
+    calls: [],
+    hadToolCalls: false,
+    steered: false,
+    maxTokens: false,
+    requestFailures: 0,
+    requestFailure: null,
+    failure: null,
+    rejected: null,
+    cancel: null,
+    proceed: false,
+    stop: null,
+    endReason: null,
+  }),
+  initial: 'opening',
+  // Defaults for an open turn; states that own a child or a FIFO window override them.
+  on: {
+    STEER: { actions: { type: 'pushSteering', params: ({ event }) => ({ item: event.item }) } },
+    INJECT: { actions: { type: 'appendInjection', params: ({ event }) => ({ injection: event.injection }) } },
+    CANCEL: {
+      target: '.closing',
+      actions: [{ type: 'recordCancel', params: ({ event }) => event }, 'abortTurn'],
+    },
+    INTERNAL_ERROR: {
+      target: '.closing',
+      actions: [
+        {
+          type: 'recordFailure',
+          params: ({ event }) => ({ error: { ...event.error, code: 'INTERNAL_ERROR' } }),
+        },
+        { type: 'reportFailure', params: { origin: 'turn' } },
+      ],
+    },
+  },
+  states: {
+    opening: {
+      // From turn/start on, turn/end is owed; the append confirms itself with TURN_OPENED.
+      entry: 'appendTurnStart',
+      on: {
+        TURN_OPENED: 'promptSubmit',
+        // turn/start was refused: nothing is owed, nothing more is written.
+        INTERNAL_ERROR: {
+          target: 'done',
+          actions: [
+            {
+              type: 'recordFailure',
+              params: ({ event }) => ({ error: { ...event.error, code: 'INTERNAL_ERROR' } }),
+            },
+            { type: 'reportFailure', params: { origin: 'turn' } },
+            'settleReason',
+          ],
+        },
+      },
+    },
+    promptSubmit: {
+      always: {
+        guard: { type: 'seamIsEmpty', params: { seam: Seam.promptSubmit } },
+        target: 'step',
+        actions: [
+          {
+            type: 'emitDefaultDecided',
+            params: ({ context }) => ({
+              seam: Seam.promptSubmit,
+              decision: defaultPromptDecision(context.item),
+            }),
+          },
+          {
+            type: 'recordPrompt',
+            params: ({ context }) => ({ decision: defaultPromptDecision(context.item) }),
+          },
+        ],
+      },
+      invoke: {
+        id: 'promptSubmit',
+        src: 'promptSubmit',
+        input: ({ context }): PromptSubmitInput => ({ ...seamInput({ context }), item: context.item }),
+        onDone: [
+          {
+            guard: 'promptBlocked',
+            target: 'closing',
+            actions: [
+              { type: 'recordBlocked', params: ({ event }) => ({ reason: blockReason(event.output) }) },
+              { type: 'recordRejected', params: ({ event }) => ({ reason: blockReason(event.output) }) },
+            ],
+          },
+          {
+            target: 'step',
+            actions: { type: 'recordPrompt', params: ({ event }) => ({ decision: event.output }) },
+          },
+        ],
+        onError: {
+          target: 'closing',
+          actions: [
+            { type: 'recordFailure', params: ({ event }) => ({ error: event.error }) },
+            { type: 'reportFailure', params: { origin: Seam.promptSubmit } },
+          ],
+        },
+      },
+    },
+    step: {
+      entry: 'beginStep',
+      initial: 'drainSteering',
+      states: {
+        drainSteering: {
+          entry: ['recordSteering', 'clearSteering'],
+          always: 'preStep',
+        },
+        preStep: {
+          always: { guard: { type: 'seamIsEmpty', params: { seam: Seam.preStep } }, target: 'requesting' },
+          invoke: {
+            id: 'preStep',
+            src: 'preStep',
+            input: seamInput,
+            onDone: 'requesting',
+            onError: {
+              target: '#turn.closing',
+              actions: [
+                { type: 'recordFailure', params: ({ event }) => ({ error: event.error }) },
+                { type: 'reportFailure', params: { origin: Seam.preStep } },
+              ],
+            },
+          },
+        },
+        requesting: {
+          entry: ['appendStepStart', 'openStep'],
+          invoke: {
+            id: 'model',
+            src: 'model',
+            input: seamInput,
+            onDone: [
+              {
+                guard: 'answerHasToolCalls',
+                target: 'tools',
+                actions: [
+                  { type: 'acceptAnswer', params: ({ event }) => ({ answer: event.output }) },
+                  { type: 'recordAnswer', params: ({ event }) => ({ answer: event.output }) },
+                ],
+              },
+              {
+                target: 'postBatchSteering',
+                actions: [
+                  { type: 'acceptAnswer', params: ({ event }) => ({ answer: event.output }) },
+                  { type: 'recordAnswer', params: ({ event }) => ({ answer: event.output }) },
+                  'appendStepFifo',
+                  'clearStepFifo',
+                ],
+              },
+            ],
+            onError: {
+              target: '#turn.requestError',
+              actions: [
+                { type: 'recordRequestFailure', params: ({ event }) => ({ error: event.error }) },
+                'appendStepFifo',
+                'appendStepEnd',
+                'closeStep',
+              ],
+            },
+          },
+          on: {
+            // From step/start until the step's results are recorded, contexts wait in the step FIFO.
+            INJECT: {
+              actions: { type: 'pushStepFifo', params: ({ event }) => ({ contexts: [event.injection] }) },
+            },
+          },
+        },
+        tools: {
+          initial: 'running',
+          invoke: {
+            id: 'toolBatch',
+            src: 'toolBatch',
+            input: ({ context }): ToolBatchInput => ({
+              scopeKey: context.scopeKey,
+              turn: context.turn,
+              step: context.step,
+              calls: [...context.calls],
+              maxParallel: context.maxParallel,
+            }),
+            onDone: {
+              target: 'postBatchSteering',
+              actions: ['appendStepFifo', 'clearStepFifo'],
+            },
+            onError: {
+              // The batch died: repair its calls, then close the step and the turn with `error`.
+              target: '#turn.closing',
+              actions: [
+                'repairCalls',
+                { type: 'recordFailure', params: ({ event }) => ({ error: event.error }) },
+                { type: 'reportFailure', params: { origin: 'toolBatch' } },
+              ],
+            },
+          },
+          on: {
+            INJECT: {
+              actions: { type: 'pushStepFifo', params: ({ event }) => ({ contexts: [event.injection] }) },
+            },
+            CALL_COMMITTED: {
+              actions: { type: 'pushStepFifo', params: ({ event }) => ({ contexts: event.contexts }) },
+            },
+          },
+          states: {
+            running: {
+              on: {
+                // The batch is aborted and awaited: started calls drain, unstarted ones get synthetic pairs.
+                CANCEL: {
+                  target: 'draining',
+                  actions: [
+                    { type: 'recordCancel', params: ({ event }) => event },
+                    'abortTurn',
+                    'abortBatch',
+                  ],
+                },
+                INTERNAL_ERROR: {
+                  target: 'draining',
+                  actions: [
+                    {
+                      type: 'recordFailure',
+                      params: ({ event }) => ({ error: { ...event.error, code: 'INTERNAL_ERROR' } }),
+                    },
+                    { type: 'reportFailure', params: { origin: 'turn' } },
+                    'abortBatch',
+                  ],
+                },
+              },
+            },
+            draining: {
+              on: {
+                CANCEL: { actions: [{ type: 'recordCancel', params: ({ event }) => event }, 'abortTurn'] },
+                INTERNAL_ERROR: {},
+              },
+            },
+          },
+        },
+        postBatchSteering: {
+          always: [
+            { guard: 'hasFailure', target: '#turn.closing' },
+            // Steering is never drained into an aborted turn.
+            { guard: 'isCancelled', target: 'abortedPostStep' },
+            { target: 'postStep', actions: ['markSteered', 'recordSteering', 'clearSteering'] },
+          ],
+        },
+        postStep: {
+          always: {
+            guard: { type: 'seamIsEmpty', params: { seam: Seam.postStep } },
+            target: 'continuation',
+            actions: ['appendStepEnd', 'closeStep'],
+          },
+          invoke: {
+            id: 'postStep',
+            src: 'postStep',
+            input: seamInput,
+            onDone: { target: 'continuation', actions: ['appendStepEnd', 'closeStep'] },
+            onError: {
+              target: '#turn.closing',
+              actions: [
+                { type: 'recordFailure', params: ({ event }) => ({ error: event.error }) },
+                { type: 'reportFailure', params: { origin: Seam.postStep } },
+              ],
+            },
+          },
+        },
+        abortedPostStep: {
+          // Post-step runs once after a cancelled batch, with the aborted signal, bounded by cancelGrace.
+          always: {
+            guard: { type: 'seamIsEmpty', params: { seam: Seam.postStep } },
+            target: '#turn.closing',
+          },
+          invoke: {
+            id: 'abortedPostStep',
+            src: 'postStep',
+            input: seamInput,
+            onDone: '#turn.closing',
+            // The turn is already interrupted; interruptions never emit agent/error.
+            onError: '#turn.closing',
+          },
+          after: { cancelGrace: '#turn.closing' },
+        },
+        continuation: {
+          always: {
+            guard: { type: 'seamIsEmpty', params: { seam: Seam.turnContinuation } },
+            target: 'turnStop',
+            actions: [
+              {
+                type: 'emitDefaultDecided',
+                params: ({ context }) => ({
+                  seam: Seam.turnContinuation,
+                  decision: defaultContinuation(context),
+                }),
+              },
+              {
+                type: 'applyContinuation',
+                params: ({ context }) => ({ decision: defaultContinuation(context) }),
+              },
+            ],
+          },
+          invoke: {
+            id: 'continuation',
+            src: 'continuation',
+            input: ({ context }): ContinuationInput => ({
+              ...seamInput({ context }),
+              defaultDecision: defaultContinuation(context),
+            }),
+            onDone: {
+              target: 'turnStop',
+              actions: [
+                { type: 'applyContinuation', params: ({ event }) => ({ decision: event.output }) },
+                'announceContinueReason',
+              ],
+            },
+            onError: {
+              target: '#turn.closing',
+              actions: [
+                { type: 'recordFailure', params: ({ event }) => ({ error: event.error }) },
+                { type: 'reportFailure', params: { origin: Seam.turnContinuation } },
+              ],
+            },
+          },
+        },
+        turnStop: {
+          always: { guard: { type: 'seamIsEmpty', params: { seam: Seam.turnStop } }, target: 'deciding' },
+          invoke: {
+            id: 'turnStop',
+            src: 'turnStop',
+            input: seamInput,
+            onDone: [
+              {
+                // A stop is terminal: pending steering is discarded, later steering too (by the agent).
+                guard: 'stopReturned',
+                target: '#turn.closing',
+                actions: [
+                  { type: 'recordStop', params: ({ event }) => ({ output: event.output }) },
+                  'discardSteering',
+                  'clearSteering',
+                ],
+              },
+              { target: 'deciding' },
+            ],
+            onError: {
+              target: '#turn.closing',
+              actions: [
+                { type: 'recordFailure', params: ({ event }) => ({ error: event.error }) },
+                { type: 'reportFailure', params: { origin: Seam.turnStop } },
+              ],
+            },
+          },
+        },
+        deciding: {
+          // Pending steering overrides a stop.
+          always: [
+            { guard: 'shouldContinue', target: '#turn.step', reenter: true },
+            { target: '#turn.closing' },
+          ],
+        },
+      },
+    },
+    requestError: {
+      always: {
+        guard: { type: 'seamIsEmpty', params: { seam: Seam.requestError } },
+        target: 'closing',
+        actions: [
+          { type: 'emitDefaultDecided', params: { seam: Seam.requestError, decision: { action: 'fail' } } },
+          'failRequest',
+          { type: 'reportFailure', params: { origin: 'model' } },
+        ],
+      },
+      invoke: {
+        id: 'requestError',
+        src: 'requestError',
+        input: ({ context }): RequestErrorInput => ({
+          ...seamInput({ context }),
+          error: context.requestFailure ?? { message: 'The model request failed' },
+          priorFailures: context.requestFailures - 1,
+        }),
+        onDone: [
+          { guard: 'retryAllowed', target: 'step' },
+          {
+            target: 'closing',
+            actions: ['failRequest', { type: 'reportFailure', params: { origin: 'model' } }],
+          },
+        ],
+        onError: {
+          // A throwing recovery listener is reported and counts as `fail`.
+          target: 'closing',
+          actions: [
+            {
+              type: 'reportListenerFailure',
+              params: ({ event }) => ({ origin: Seam.requestError, error: event.error }),
+            },
+            'failRequest',
+            { type: 'reportFailure', params: { origin: 'model' } },
+          ],
+        },
+      },
+    },
+    closing: {
+      entry: ['closeOpenStep', 'closeStep', 'settleReason', 'appendTurnEnd', 'notifyClosed'],
+      always: 'flushing',
+    },
+    flushing: {
+      invoke: {
+        id: 'flushLog',
+        src: 'flushLog',
+        input: ({ context }) => ({ turn: context.turn }),
+        onDone: 'done',
+        // A failed flush is reported, never appended (the turn is closed).
+        onError: {
+          target: 'done',
+          actions: { type: 'reportFlushFailure', params: ({ event }) => ({ error: event.error }) },
+        },
+      },
+      on: {
+        // turn/end is written: late injections become injection turns, written by the agent.
+        INJECT: {
+          actions: { type: 'holdInjection', params: ({ event }) => ({ injection: event.injection }) },
+        },
+        CANCEL: {
+          actions: { type: 'dropPendingSteering', params: ({ event }) => ({ keepInbox: event.keepInbox }) },
+        },
+        INTERNAL_ERROR: {},
+      },
+    },
+    done: { type: 'final' },
+  },
+  output: ({ context }) => ({
+    reason: context.endReason ?? resolveTurnEndReason(context),
+    leftoverSteering: context.steering,
+    droppedSteering: context.dropped,
+    terminalStopped: context.stop !== null,
+    heldInjections: context.held,
+  }),
+});
+
+function blockReason(decision: PromptDecision): string {
+  return decision.kind === 'block' ? decision.reason : '';
+}
+
+function dropSteering(context: TurnContext, keepInbox: boolean): Partial<TurnContext> {
+  return keepInbox ? {} : { steering: [], dropped: [...context.dropped, ...context.steering] };
+}
+
+/**
+ * The turn machine with services bound (seams, model, log, tools and the toolBatch it invokes).
+ * @param services the agent's services
+ * @example
+ * const turn = createActor(createTurnLogic(services), { input }).start();
+ */
+export function createTurnLogic(services: TurnMachineServices): typeof turnMachine {
+  return turnMachine.provide({
+    actors: { ...createTurnActors(services), toolBatch: createToolBatchLogic(services) },
+    actions: createTurnActions(services),
+    delays: { cancelGrace: services.cancelGraceMs },
+  });
+}

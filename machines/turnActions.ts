@@ -1,0 +1,212 @@
+import { type AnyActorRef, enqueueActions } from 'xstate';
+import type { HookContext, PromptDecision } from '../seams/schemas.js';
+import type { DispatchScope, NotifySeamName, SeamCtx, WaterfallSeamName } from '../seams/types.js';
+import { SessionLogError } from '../session/errors.js';
+import { repairEvents } from '../session/repair.js';
+import type { TurnMachineServices } from './services.js';
+import { type AcceptedAnswer, toFailure } from './turnRules.js';
+import type { TurnContext, TurnEvent } from './turnTypes.js';
+
+interface Args {
+  readonly context: TurnContext;
+  readonly self: AnyActorRef;
+}
+
+/** The part of `TurnMachineServices` the side-effect actions use. */
+type Services = Pick<TurnMachineServices, 'log' | 'seams' | 'scopes' | 'reportError'>;
+
+/** A continuation reason's steering item id: stable, so the same run yields the same ids. */
+export function continuationItemId(context: Pick<TurnContext, 'agentId' | 'turn' | 'step'>): string {
+  return `${context.agentId}:t${context.turn}:s${context.step}:continue`;
+}
+
+/**
+ * The side-effect actions of the turn with services bound. None of them throws: a failed append is
+ * assigned as the turn's `INTERNAL_ERROR` failure at once (every transient state checks `hasFailure`
+ * first, so the turn closes with `error` before anything else is appended), and reported.
+ * @param services the agent's services
+ */
+export function createTurnActions(services: Services) {
+  const { log, seams } = services;
+  const scopeOf = (context: TurnContext): DispatchScope => ({ agentId: context.agentId, turn: context.turn });
+  const notify = <TName extends NotifySeamName>(name: TName, payload: SeamCtx<TName>, context: TurnContext) =>
+    seams.notify(name, payload, scopeOf(context));
+
+  /** Runs `effect`; a failure becomes the turn's failure (assigned in the same microstep), never a throw. */
+  const contained = <TParams>(effect: (args: Args, params: TParams) => void, onFailure: Partial<TurnContext> = {}) =>
+    enqueueActions<TurnContext, TurnEvent, TParams, TurnEvent, any, any, any, any, any>(({ context, self, enqueue }, params) => {
+      try {
+        effect({ context, self }, params);
+      } catch (error) {
+        const failure = context.failure ?? { step: context.step, ...toFailure(error), code: 'INTERNAL_ERROR' };
+        enqueue.assign({ ...onFailure, failure });
+        if (!context.failure) services.reportError({ error: toFailure(error), origin: 'turn', turn: context.turn, step: context.step });
+      }
+    });
+
+  const appendContexts = (contexts: readonly HookContext[]): void => {
+    for (const { content, source, meta } of contexts) {
+      log.appendCore('context/message', {
+        content: [...content],
+        source,
+        ...(meta === undefined ? {} : { meta }),
+      });
+    }
+  };
+
+  return {
+    appendTurnStart: ({ context, self }: Args): void => {
+      // Reported as an event: XState starts an initial state's children before its entry actions run,
+      // so the turn leaves `opening` only once turn/start is really in the log.
+      try {
+        log.appendCore('turn/start', {
+          turn: context.turn,
+          trigger: { kind: 'message', source: context.item.source },
+        });
+      } catch (error) {
+        self.send({ type: 'INTERNAL_ERROR', error: toFailure(error) } satisfies TurnEvent);
+        return;
+      }
+      self.send({ type: 'TURN_OPENED' } satisfies TurnEvent);
+    },
+    recordPrompt: contained((args, params: { decision: PromptDecision }) => {
+      const { item } = args.context;
+      if (params.decision.kind !== 'allow') return;
+      const content = params.decision.content ?? [...item.content];
+      log.appendCore('user/message', {
+        content,
+        source: item.source,
+        ...(item.meta === undefined ? {} : { meta: item.meta }),
+      });
+      appendContexts(params.decision.additionalContexts ?? []);
+    }),
+    recordBlocked: contained(({ context }, params: { reason: string }) => {
+      const { content, source } = context.item;
+      log.appendCore('prompt/blocked', { content: [...content], source, reason: params.reason });
+    }),
+    emitDefaultDecided: contained(({ context }, params: { seam: WaterfallSeamName; decision: unknown }) => {
+      const payload = {
+        seam: params.seam,
+        decidedBy: 'default',
+        decision: params.decision,
+        turn: context.turn,
+      };
+      notify('seam/decided', { agentId: context.agentId, ...payload } as SeamCtx<'seam/decided'>, context);
+    }),
+    recordSteering: contained(({ context }) => {
+      for (const item of context.steering) {
+        notify('agent/inbox/dequeue', { agentId: context.agentId, id: item.id, steering: true }, context);
+        log.appendCore('steering/message', {
+          turn: context.turn,
+          content: [...item.content],
+          source: item.source,
+          ...(item.meta === undefined ? {} : { meta: item.meta }),
+        });
+        appendContexts(item.contexts);
+      }
+    }),
+    // `openStep` ran first: a refused step/start leaves no step to close.
+    appendStepStart: contained(
+      ({ context }) => {
+        log.appendCore('step/start', { turn: context.turn, step: context.step });
+      },
+      { stepOpen: false },
+    ),
+    recordAnswer: contained(({ context }, params: { answer: AcceptedAnswer }) => {
+      const { content, finish, usage } = params.answer;
+      log.appendCore('assistant/message', {
+        turn: context.turn,
+        step: context.step,
+        content,
+        finish,
+        ...(usage === undefined ? {} : { usage }),
+      });
+    }),
+    appendStepFifo: contained(({ context }) => appendContexts(context.stepFifo)),
+    appendStepEnd: contained(({ context }) => {
+      log.appendCore('step/end', { turn: context.turn, step: context.step });
+    }),
+    closeOpenStep: contained(({ context }) => {
+      if (!context.stepOpen) return;
+      appendContexts(context.stepFifo);
+      log.appendCore('step/end', { turn: context.turn, step: context.step });
+    }),
+    appendInjection: contained(({ self }, params: { injection: HookContext }) => {
+      try {
+        appendContexts([params.injection]);
+      } catch (error) {
+        // An inject() made from inside a `session/event` listener: append once that listener returned.
+        if (!(error instanceof SessionLogError && error.code === 'REENTRANT_APPEND')) throw error;
+        queueMicrotask(() => self.send({ type: 'INJECT', injection: params.injection } satisfies TurnEvent));
+      }
+    }),
+    announceContinueReason: contained(({ context }) => {
+      const item = context.steering.find((entry) => entry.id === continuationItemId(context));
+      if (!item) return;
+      notify(
+        'agent/inbox/enqueue',
+        {
+          agentId: context.agentId,
+          id: item.id,
+          content: item.content,
+          source: item.source,
+          steering: true,
+          wakeup: true,
+        },
+        context,
+      );
+    }),
+    discardSteering: contained(({ context }) => {
+      if (context.steering.length === 0) return;
+      const items = context.steering.map((item) => ({ id: item.id, steering: true }));
+      notify('agent/inbox/discard', { agentId: context.agentId, items }, context);
+    }),
+    abortTurn: contained(({ context }) => {
+      services.scopes.get(context.scopeKey).controller.abort(context.cancel ?? { kind: 'user' });
+    }),
+    reportFailure: contained(({ context }, params: { origin: string }) => {
+      if (!context.failure) return;
+      const { step, message, code } = context.failure;
+      services.reportError({
+        error: code === undefined ? { message } : { message, code },
+        origin: params.origin,
+        turn: context.turn,
+        step,
+      });
+    }),
+    reportListenerFailure: contained(({ context }, params: { origin: string; error: unknown }) => {
+      services.reportError({
+        error: toFailure(params.error),
+        origin: params.origin,
+        turn: context.turn,
+        step: context.step,
+      });
+    }),
+    repairCalls: contained(() => {
+      // The batch died: give its open calls synthetic results; closing still owes step/end and turn/end.
+      const { events } = repairEvents(log.events, {
+        message: 'The tool batch failed before this call recorded a result.',
+      });
+      for (const draft of events) {
+        if (draft.type === 'tool/call' || draft.type === 'tool/result')
+          log.appendCore(draft.type, draft.data);
+      }
+    }),
+    appendTurnEnd: ({ context }: Args): void => {
+      if (!context.endReason) return;
+      try {
+        log.appendCore('turn/end', { turn: context.turn, reason: context.endReason });
+      } catch (error) {
+        // The turn is over either way; a refused turn/end can only be reported.
+        services.reportError({ error: toFailure(error), origin: 'turn/end', turn: context.turn });
+      }
+    },
+    notifyClosed: ({ self }: Args): void => {
+      // A turn run on its own (tests, tools) has no parent to tell.
+      (self as { _parent?: AnyActorRef })._parent?.send({ type: 'TURN_CLOSED' });
+    },
+    reportFlushFailure: ({ context }: Args, params: { error: unknown }): void => {
+      services.reportError({ error: toFailure(params.error), origin: 'session/flush', turn: context.turn });
+    },
+  };
+}

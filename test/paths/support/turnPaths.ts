@@ -1,0 +1,179 @@
+import type { AnyMachineSnapshot, AnyStateMachine, EventObject } from 'xstate';
+import { createInboxItem } from '../../../machines/inbox.js';
+import { ScopeTable } from '../../../machines/scope.js';
+import type { TurnMachineServices } from '../../../machines/services.js';
+import { createTurnLogic, graphEvents, turnMachine } from '../../../machines/turn.js';
+import {
+  type SeamsPresent,
+  type ToolBatchInput,
+  type TurnContext,
+  turnSeams,
+} from '../../../machines/turnTypes.js';
+import type { ModelAdapter } from '../../../model/types.js';
+import { createSeams } from '../../../seams/index.js';
+import type { AgentHandle } from '../../../seams/types.js';
+import { createSessionLog } from '../../../session/index.js';
+import type { SessionLog } from '../../../session/types.js';
+import {
+  type MachinePath,
+  type PathRun,
+  recordNotifications,
+  runPath,
+  shortestSeamPaths,
+} from '../../../testing/index.js';
+
+/**
+ * Dedup key of the turn graph. The context grows without bound (each STEER/INJECT appends, each continue
+ * adds a step), and keying by the whole context gave 17,560 paths (81 s). Nodes are keyed instead by the
+ * state value and what the FIFO rules and guards turn on: "some steering / some step contexts pending",
+ * the step number capped at 2 (a second step is the first repeat), the cancel cause, a recorded failure
+ * and the retry counter (bounded by `maxRequestRetries: 1`). Payload variants then share a node.
+ */
+export function serializeTurnState(snapshot: AnyMachineSnapshot): string {
+  const c = snapshot.context as TurnContext;
+  return JSON.stringify([
+    snapshot.value,
+    Math.min(c.step, 2),
+    c.stepFifo.length > 0,
+    c.steering.length > 0,
+    c.cancel?.kind ?? null,
+    c.failure !== null,
+    c.requestFailures,
+  ]);
+}
+
+/** Events the real turn can receive: none from outside while its own turn/start append confirms itself. */
+export function isTurnEventReachable(snapshot: AnyMachineSnapshot, event: EventObject): boolean {
+  return snapshot.value !== 'opening' || event.type === 'TURN_OPENED' || event.type === 'INTERNAL_ERROR';
+}
+
+/** The turn's input for one seam configuration; one retry keeps the request-error loop short. */
+export function turnInput(present: Readonly<Record<string, boolean>>, scopeKey = 'scope') {
+  return {
+    scopeKey,
+    agentId: 'a1',
+    turn: 1,
+    item: createInboxItem('m1', 'hello', {}, 'followup', true),
+    seamsPresent: present as SeamsPresent,
+    maxRequestRetries: 1,
+    maxParallel: 10,
+  };
+}
+
+/** Shortest turn paths for the `n + 2` configurations of the six turn seams. */
+export function turnPaths() {
+  return shortestSeamPaths(turnMachine, {
+    seams: turnSeams,
+    events: graphEvents,
+    inputFor: (config) => turnInput(config.present),
+    serializeState: serializeTurnState,
+    filterEvents: isTurnEventReachable,
+  });
+}
+
+const unusedModel: ModelAdapter = {
+  request: () => Promise.reject(new Error('the model is stubbed in path runs')),
+} as unknown as ModelAdapter;
+
+function fakeAgent(log: SessionLog): AgentHandle {
+  const unsupported = (): never => {
+    throw new Error('not available in a bare turn run');
+  };
+  return {
+    id: 'a1',
+    status: 'running',
+    log,
+    followup: unsupported,
+    queue: unsupported,
+    steer: unsupported,
+    inject: unsupported,
+    cancel: unsupported,
+  };
+}
+
+// The batch is a deferred stub; settling it writes what a real batch writes for its calls, so the log
+// has the tool pairs the invariants ask for (an error leaves them to the turn's own repair).
+function writeBatch(log: SessionLog, kind: 'done' | 'error', input: ToolBatchInput, aborted: boolean): void {
+  if (kind === 'error') return;
+  for (const call of input.calls) {
+    const { turn, step } = input;
+    log.appendCore('tool/call', { turn, step, callId: call.id, name: call.name, arguments: call.arguments });
+    log.appendCore('tool/result', {
+      turn,
+      step,
+      callId: call.id,
+      content: [{ type: 'text', text: aborted ? 'aborted' : 'ok' }],
+      isError: aborted,
+      ...(aborted ? { error: { code: 'ABORTED_BEFORE_DISPATCH', message: 'aborted' } } : {}),
+    });
+  }
+}
+
+export interface TurnPathOptions {
+  /** A variant of the turn logic (mutation tests); gets the run's log to misbehave with. */
+  readonly mutate?: (logic: typeof turnMachine, log: SessionLog) => AnyStateMachine;
+}
+
+/** Executes one turn path with a real session log, real seams and the real turn actions. */
+export async function executeTurnPath(
+  path: MachinePath,
+  input: ReturnType<typeof turnInput>,
+  options: TurnPathOptions = {},
+): Promise<
+  PathRun<SessionLog> & { notifications: ReturnType<typeof recordNotifications>; reported: unknown[] }
+> {
+  const seams = createSeams({ logger: { error: () => {} } });
+  const notifications = recordNotifications(seams);
+  // The path's first step after the initial state is an INTERNAL_ERROR only when turn/start was refused.
+  const refuseTurnStart = path.steps[1]?.event.type === 'INTERNAL_ERROR';
+  const log = createSessionLog();
+  const realAppend = log.appendCore.bind(log);
+  if (refuseTurnStart) {
+    log.appendCore = ((type: string, data: never) => {
+      if (type === 'turn/start') throw new Error('store refused turn/start');
+      return realAppend(type as never, data);
+    }) as SessionLog['appendCore'];
+  }
+  const scopes = new ScopeTable();
+  const agent = fakeAgent(log);
+  const reported: unknown[] = [];
+  const services: TurnMachineServices = {
+    tools: { register: () => undefined, get: () => undefined, names: () => [], schemas: () => [] } as never,
+    scopes,
+    cancelGraceMs: 5_000,
+    log,
+    seams,
+    model: unusedModel,
+    agent,
+    maxParallelToolCalls: 10,
+    maxRequestRetries: input.maxRequestRetries,
+    sessionStartTimeoutMs: 1_000,
+    reportError: (failure) => reported.push(failure),
+  };
+  const scopeKey = scopes.open(
+    { seams: seams.snapshot('a1'), controller: new AbortController(), agent },
+    'turn',
+  );
+  const logic = createTurnLogic(services);
+  const run = await runPath(path, {
+    logic: options.mutate ? options.mutate(logic, log) : logic,
+    input: { ...input, scopeKey },
+    events: graphEvents,
+    quiesce: [{ type: 'CANCEL', cause: { kind: 'user' }, keepInbox: false } as EventObject],
+    // turn/start confirms itself with TURN_OPENED (or fails with INTERNAL_ERROR): the machine sends those.
+    selfSent: (event, index) => event.type === 'TURN_OPENED' || (index === 1 && refuseTurnStart),
+    onSettle: ({ kind, pending, payload }) => {
+      if (pending.id === 'toolBatch') {
+        writeBatch(
+          log,
+          kind,
+          pending.input as ToolBatchInput,
+          (payload as { aborted?: boolean })?.aborted === true,
+        );
+      }
+    },
+    log,
+  });
+  notifications.dispose();
+  return { ...run, notifications, reported };
+}

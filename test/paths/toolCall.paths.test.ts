@@ -1,0 +1,155 @@
+import { describe, expect, it } from 'vitest';
+import { type AnyMachineSnapshot, createActor, toPromise } from 'xstate';
+import { z } from 'zod';
+import { toolCalls } from '../../machines/callTable.js';
+import { ScopeTable } from '../../machines/scope.js';
+import { graphEvents, toolCallMachine } from '../../machines/toolCall.js';
+import { createToolCallActors } from '../../machines/toolCallActors.js';
+import { createToolCallLogic } from '../../machines/toolCallLogic.js';
+import { type ToolCallContext, type ToolSeamsPresent, toolSeamKeys } from '../../machines/toolCallTypes.js';
+import { createSeams, ToolResultSchema } from '../../seams/index.js';
+import {
+  coverage,
+  describePath,
+  type MachinePath,
+  recordNotifications,
+  runPath,
+  seamConfigurations,
+  shortestSeamPaths,
+} from '../../testing/index.js';
+import { createToolRegistryCore, defineTool } from '../../tools/index.js';
+
+// The call's seams are snapshotted by the `seal` actor, so each configuration keeps only the seal
+// outcome whose `seamsPresent` matches it (plus the seal failures, which carry all-present).
+const sealMatches = (
+  present: ToolSeamsPresent,
+  output: { seamsPresent?: ToolSeamsPresent; outcome?: string },
+) => output.outcome !== 'sealed' || toolSeamKeys.every((key) => output.seamsPresent?.[key] === present[key]);
+const eventsFor = (present: Readonly<Record<string, boolean>>) =>
+  graphEvents.filter(
+    (event) =>
+      event.type !== 'xstate.done.actor.seal' ||
+      sealMatches(
+        present as ToolSeamsPresent,
+        (event as unknown as { output: { seamsPresent: ToolSeamsPresent } }).output,
+      ),
+  );
+
+// Dedup by what guards read: the context is bounded, but every payload variant (result, contexts)
+// would otherwise make its own graph node and multiply the paths (1,551 → the count printed below)
+// without reaching a new transition.
+const serializeState = (snapshot: AnyMachineSnapshot): string => {
+  const { seamsPresent, aborted, prepared, skipPost, hasFinalizer } = snapshot.context as ToolCallContext;
+  return JSON.stringify({ value: snapshot.value, seamsPresent, aborted, prepared, skipPost, hasFinalizer });
+};
+
+const runs = [false, true].flatMap((batched) =>
+  seamConfigurations(toolSeamKeys).map((config) => {
+    const input = { scopeKey: 'scope', callKey: 'call', batched };
+    const [only] = shortestSeamPaths(toolCallMachine, {
+      seamConfigs: [config],
+      input,
+      events: eventsFor(config.present),
+      serializeState,
+    });
+    return {
+      name: `${batched ? 'batched' : 'standalone'}, ${config.name}`,
+      present: config.present,
+      batched,
+      paths: only!.paths,
+    };
+  }),
+);
+
+const echo = defineTool({
+  name: 'echo',
+  description: 'Echo the text',
+  parameters: z.object({ text: z.string() }),
+  execute: ({ text }) => text,
+  finalizeContent: () => undefined,
+});
+
+let keys = 0;
+/** Real services for one path: seams with pass-through listeners on the present seams, one open call. */
+async function executePath(path: MachinePath, present: Readonly<Record<string, boolean>>, batched: boolean) {
+  const seams = createSeams({ logger: { error: () => {} } });
+  if (present['tools/pre-execute']) seams.on('tools/pre-execute', (_exec, next) => next());
+  if (present.guard) seams.guard(() => undefined);
+  if (present['tools/execute']) seams.on('tools/execute', (_exec, next) => next());
+  if (present['tools/post-execute']) seams.on('tools/post-execute', (_ctx, next) => next());
+  if (present['tools/result']) seams.on('tools/result', () => {});
+  const notifications = recordNotifications(seams);
+  const tools = createToolRegistryCore();
+  tools.register(echo);
+  const scopes = new ScopeTable();
+  const controller = new AbortController();
+  const scopeKey = scopes.open({ seams: seams.snapshot(), controller }, 'paths');
+  const callKey = `${scopeKey}/call-${keys++}`;
+  toolCalls.open(callKey, { name: 'echo', arguments: '{"text":"a"}', callId: 'c1' }, controller.signal);
+  const services = { tools, scopes, seams, cancelGraceMs: 5_000 };
+  const real = createToolCallActors(services);
+  try {
+    const run = await runPath(path, {
+      logic: createToolCallLogic(services),
+      input: { scopeKey, callKey, batched },
+      stub: ['seal', 'preExecute', 'approval', 'guards', 'dispatch', 'postExecute', 'finalize'],
+      events: graphEvents,
+      quiesce: [{ type: 'COMMIT' }],
+      // A sealed outcome runs the real sealing first, so later phases find the sealed execution.
+      onSettle: async ({ kind, pending, payload }) => {
+        if (
+          pending.id === 'seal' &&
+          kind === 'done' &&
+          (payload as { outcome: string }).outcome === 'sealed'
+        ) {
+          await toPromise(createActor(real.seal, { input: pending.input as never }).start());
+        }
+      },
+      log: notifications,
+    });
+    return { run, sealed: toolCalls.get(callKey).sealed !== undefined };
+  } finally {
+    notifications.dispose();
+    toolCalls.close(callKey);
+  }
+}
+
+// Filled by the path tests, read by the coverage test declared after them (tests of a file run in order).
+const visited = new Set<string>();
+
+describe('toolCall machine: shortest paths over every seam configuration', () => {
+  for (const { name, present, batched, paths } of runs) {
+    describe(name, () => {
+      for (const path of paths) {
+        it(describePath(path), async () => {
+          const { run, sealed } = await executePath(path, present, batched);
+          for (const id of run.visitedStates) visited.add(id);
+          expect(run.errors).toEqual([]);
+          expect(run.snapshot.status).toBe('done');
+          expect(run.pending.size).toBe(0);
+          const output = run.snapshot.output as { result: unknown };
+          expect(ToolResultSchema.safeParse(output.result).success).toBe(true);
+          expect(Object.isFrozen(output.result)).toBe(true);
+          // `tools/result` fires exactly once for a sealed call with listeners, never otherwise.
+          const results = run.log.of('tools/result');
+          const context = run.snapshot.context as { seamsPresent: ToolSeamsPresent };
+          expect(results).toHaveLength(sealed && context.seamsPresent['tools/result'] ? 1 : 0);
+          if (results[0]) expect(results[0].result).toBe(output.result);
+        });
+      }
+    });
+  }
+
+  it('reaches every state node (steps and microsteps)', () => {
+    expect(visited.size).toBeGreaterThan(0);
+    expect(coverage(toolCallMachine, visited)).toEqual([]);
+  });
+
+  it('prints its path counts', () => {
+    const total = runs.reduce((sum, run) => sum + run.paths.length, 0);
+    console.log(
+      `toolCall: ${total} paths over ${runs.length} configurations (${runs.map((r) => r.paths.length).join(', ')})`,
+    );
+    expect(total).toBeGreaterThan(0);
+  });
+});

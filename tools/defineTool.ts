@@ -1,0 +1,132 @@
+import { z } from 'zod';
+import { describeReceived } from '../seams/describe.js';
+import type { JsonValue } from '../seams/schemas.js';
+import type { ToolDefinition, ToolDefinitionInput } from './types.js';
+
+// The name rule of the OpenAI and Anthropic function-calling APIs.
+const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+/**
+ * Validates a tool definition and returns it frozen; a bad option throws a `TypeError` naming it.
+ * @param rawTool the definition: name, description, zod `parameters`, `execute` and options.
+ * @example
+ * const echo = defineTool({
+ *   name: 'echo', description: 'Echo the text', parameters: z.object({ text: z.string() }),
+ *   execute: ({ text }) => text, concurrency: 'parallel',
+ * });
+ */
+export function defineTool<TArgs, TValue extends JsonValue = JsonValue>(
+  rawTool: ToolDefinitionInput<TArgs, TValue>,
+): ToolDefinition<TArgs, TValue> {
+  if (rawTool === null || typeof rawTool !== 'object') {
+    throw new TypeError(
+      `Expected defineTool() to receive a definition object, got ${describeReceived(rawTool)}`,
+    );
+  }
+  const tool = rawTool as unknown as Record<string, unknown>;
+  check(tool, 'name', (v) => typeof v === 'string' && TOOL_NAME.test(v), '1-64 letters, digits, `_` or `-`');
+  const name = tool.name;
+  check(tool, 'description', (v) => typeof v === 'string', 'a string', 'description', name);
+  checkParameters(tool.parameters, name);
+  check(tool, 'execute', (v) => typeof v === 'function', 'a function', 'execute', name);
+  checkOptional(
+    tool,
+    'finalizeContent',
+    (v) => typeof v === 'function',
+    'a function',
+    'finalizeContent',
+    name,
+  );
+  checkOptional(
+    tool,
+    'concurrency',
+    (v) => v === 'exclusive' || v === 'parallel' || typeof v === 'function',
+    "'exclusive', 'parallel' or a function of the arguments",
+    'concurrency',
+    name,
+  );
+  checkOptional(
+    tool,
+    'timeoutMs',
+    (v) => typeof v === 'number' && Number.isFinite(v) && v > 0,
+    'a positive finite number of milliseconds',
+    'timeoutMs',
+    name,
+  );
+  checkOptional(
+    tool,
+    'output',
+    (v) => v !== null && typeof v === 'object',
+    'an object `{ schema?, render? }`',
+    'output',
+    name,
+  );
+  const output = tool.output as Record<string, unknown> | undefined;
+  if (output) {
+    checkOptional(output, 'schema', isZodSchema, 'a zod schema', 'output.schema', name);
+    checkOptional(output, 'render', (v) => typeof v === 'function', 'a function', 'output.render', name);
+  }
+  return Object.freeze({
+    ...rawTool,
+    ...(output ? { output: Object.freeze({ ...output }) } : {}),
+    kind: 'seamchart/tool',
+  }) as ToolDefinition<TArgs, TValue>;
+}
+
+/** Whether a value was made by `defineTool` (the registry refuses anything else). */
+export function isToolDefinition(value: unknown): value is ToolDefinition {
+  return (
+    value !== null && typeof value === 'object' && (value as { kind?: unknown }).kind === 'seamchart/tool'
+  );
+}
+
+function isZodSchema(value: unknown): value is z.ZodType {
+  return value instanceof z.ZodType;
+}
+
+// The model APIs want an object at the top of a tool's parameter schema, in JSON Schema.
+function checkParameters(value: unknown, toolName: unknown): void {
+  let received: string | undefined;
+  if (!isZodSchema(value)) received = describeReceived(value);
+  else {
+    try {
+      const type = (z.toJSONSchema(value) as { type?: unknown }).type;
+      if (type !== 'object')
+        received = `a zod schema of JSON Schema type ${JSON.stringify(type ?? 'unknown')}`;
+    } catch (error) {
+      received = `a zod schema with no JSON Schema (${error instanceof Error ? error.message : String(error)})`;
+    }
+  }
+  if (received === undefined) return;
+  const owner = typeof toolName === 'string' ? ` of tool "${toolName}"` : '';
+  throw new TypeError(
+    `Expected the \`parameters\` option${owner} to be a zod object schema like \`z.object({ path: z.string() })\`, got ${received}`,
+  );
+}
+
+function check(
+  source: Record<string, unknown>,
+  key: string,
+  test: (value: unknown) => boolean,
+  expected: string,
+  label = key,
+  toolName?: unknown,
+): void {
+  const value = source[key];
+  if (test(value)) return;
+  const owner = typeof toolName === 'string' ? ` of tool "${toolName}"` : '';
+  throw new TypeError(
+    `Expected the \`${label}\` option${owner} to be ${expected}, got ${describeReceived(value)}`,
+  );
+}
+
+function checkOptional(
+  source: Record<string, unknown>,
+  key: string,
+  test: (value: unknown) => boolean,
+  expected: string,
+  label = key,
+  toolName?: unknown,
+): void {
+  if (source[key] !== undefined) check(source, key, test, expected, label, toolName);
+}

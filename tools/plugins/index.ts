@@ -1,0 +1,9 @@
+export {
+  type MetricsPlugin,
+  type MetricsSnapshot,
+  metrics,
+  type SeamMetrics,
+  type ToolMetrics,
+} from './metrics.js';
+export { type RetryOptions, retry } from './retry.js';
+export { type TimeoutOptions, timeout } from './timeout.js';
