@@ -97,14 +97,22 @@ function constantModel(step: ModelStep): ModelAdapter {
 async function benchTurns(): Promise<void> {
   const step: ModelStep = { content: [{ type: 'text', text: 'ok' }], finish: 'stop' };
   const fresh = await measure(100, async () => {
-    const agent = createAgent({ seams: createSeams(), tools: createToolRegistry(), model: constantModel(step) });
+    const agent = createAgent({
+      seams: createSeams(),
+      tools: createToolRegistry(),
+      model: constantModel(step),
+    });
     agent.followup('hi');
     await agent.whenIdle();
     await agent.dispose();
   });
   rows.push({ name: 'turn, fresh agent', unit: 'µs', median: fresh });
 
-  const agent = createAgent({ seams: createSeams(), tools: createToolRegistry(), model: constantModel(step) });
+  const agent = createAgent({
+    seams: createSeams(),
+    tools: createToolRegistry(),
+    model: constantModel(step),
+  });
   const first: number[] = [];
   const last: number[] = [];
   for (let turn = 1; turn <= 2000; turn++) {
@@ -127,7 +135,11 @@ async function benchTurns(): Promise<void> {
 }
 
 async function benchParallelBatch(): Promise<void> {
-  const calls = Array.from({ length: 10 }, (_, i) => ({ id: `c${i}`, name: 'echo', arguments: { text: `t${i}` } }));
+  const calls = Array.from({ length: 10 }, (_, i) => ({
+    id: `c${i}`,
+    name: 'echo',
+    arguments: { text: `t${i}` },
+  }));
   const perCall = await measure(20, async () => {
     const tools = createToolRegistry();
     tools.register(echoTool());
@@ -161,7 +173,8 @@ async function benchHeap(): Promise<void> {
   const idle = (process.memoryUsage().heapUsed - before) / count / 1024;
   rows.push({ name: `heap per idle agent (${count})`, unit: 'KiB', median: idle });
   const hang: ModelAdapter = {
-    request: (req) => new Promise((_, reject) => req.signal.addEventListener('abort', () => reject(new Error('aborted')))),
+    request: (req) =>
+      new Promise((_, reject) => req.signal.addEventListener('abort', () => reject(new Error('aborted')))),
   };
   const busy = [];
   gc();

@@ -48,7 +48,12 @@ async function loadScriptedModel(file: string): Promise<ModelAdapter> {
   }
 }
 
-function resolveModel(values: { model?: string; 'base-url'?: string; 'model-name'?: string; 'api-key-env'?: string }) {
+function resolveModel(values: {
+  model?: string;
+  'base-url'?: string;
+  'model-name'?: string;
+  'api-key-env'?: string;
+}) {
   const spec = values.model ?? 'openai';
   if (spec.startsWith('scripted:')) return loadScriptedModel(spec.slice('scripted:'.length));
   if (spec !== 'openai') throw new UsageError(`--model expects scripted:<file> or openai, got "${spec}"`);
@@ -70,7 +75,8 @@ async function openStore(file: string | undefined, resume: boolean): Promise<Ses
   try {
     return resume ? await openJsonlStore(file) : await createJsonlStore(file);
   } catch (error) {
-    if (error instanceof SessionLoadError || error instanceof SessionStoreError) throw new UsageError(error.message);
+    if (error instanceof SessionLoadError || error instanceof SessionStoreError)
+      throw new UsageError(error.message);
     throw error;
   }
 }
@@ -80,7 +86,12 @@ async function openStore(file: string | undefined, resume: boolean): Promise<Ses
  * @returns 0 when every turn ended completed or max-tokens, 1 otherwise
  */
 export async function runRunCommand(argv: string[], write: (line: string) => void): Promise<number> {
-  const { values, positionals } = parseArgs({ args: argv, options: runOptions, allowPositionals: true, strict: true });
+  const { values, positionals } = parseArgs({
+    args: argv,
+    options: runOptions,
+    allowPositionals: true,
+    strict: true,
+  });
   const prompts = [...(positionals.length > 0 ? [positionals.join(' ')] : []), ...(values.prompt ?? [])];
   if (prompts.length === 0) throw new UsageError('seamchart run needs a prompt (words or --prompt TEXT)');
   if (values.tools !== 'demo' && values.tools !== 'none') {
@@ -96,7 +107,8 @@ export async function runRunCommand(argv: string[], write: (line: string) => voi
   seams.on('session/event', ({ event }) => write(values.json ? JSON.stringify(event) : describeEvent(event)));
   if (!values.json) {
     seams.on('seam/decided', ({ seam, decidedBy, decision }) => {
-      if (decidedBy !== 'default') write(`       ${seam} decided by ${decidedBy}: ${JSON.stringify(decision)}`);
+      if (decidedBy !== 'default')
+        write(`       ${seam} decided by ${decidedBy}: ${JSON.stringify(decision)}`);
     });
   }
   const agent = createAgent({ seams, tools, model, store, cwd });
@@ -112,6 +124,7 @@ export async function runRunCommand(argv: string[], write: (line: string) => voi
     .slice(firstNewSeq)
     .filter((e) => e.type === 'turn/end')
     .map((e) => (e.data as { reason: { kind: string } }).reason.kind);
-  const ok = violations.length === 0 && reasons.every((kind) => kind === 'completed' || kind === 'max-tokens');
+  const ok =
+    violations.length === 0 && reasons.every((kind) => kind === 'completed' || kind === 'max-tokens');
   return ok ? 0 : 1;
 }

@@ -48,7 +48,7 @@ export function assembleResult(context: ToolCallContext): ToolResult {
 
 /** A cancel abandoned post-execute: a success becomes `ABORTED` (policy never reviewed its content). */
 export function abandonReview(result: ToolResult | null): ToolResult {
-  if (result && result.isError) return result;
+  if (result?.isError) return result;
   return createFailureResult('ABORTED', ToolMessage.aborted());
 }
 

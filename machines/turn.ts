@@ -47,6 +47,8 @@ function unprovided<TOutput, TInput>(name: string) {
 }
 const noop = (): void => {};
 const outputOf = <T>(event: unknown): T | undefined => (event as { output?: T }).output;
+/** First in every transient state: a refused append closes the turn before anything else is written. */
+const bail = { guard: 'hasFailure', target: '#turn.closing' } as const;
 
 /** The seam-actor input every turn state builds from context. */
 const seamInput = ({ context }: { context: TurnContext }): TurnSeamInput => ({
@@ -181,7 +183,7 @@ export const turnMachine = setup({
   guards: {
     seamIsEmpty: ({ context }, params: { seam: TurnSeamName }) => !context.seamsPresent[params.seam],
     promptBlocked: ({ event }) => outputOf<PromptDecision>(event)?.kind === 'block',
-    answerHasToolCalls: ({ event }) => (outputOf<AcceptedAnswer>(event)?.calls.length ?? 0) > 0,
+    answerHasToolCalls: ({ context }) => context.calls.length > 0,
     isCancelled: ({ context }) => context.cancel !== null,
     hasFailure: ({ context }) => context.failure !== null,
     retryAllowed: ({ context, event }) =>
@@ -307,10 +309,13 @@ export const turnMachine = setup({
       states: {
         drainSteering: {
           entry: ['recordSteering', 'clearSteering'],
-          always: 'preStep',
+          always: [bail, { target: 'preStep' }],
         },
         preStep: {
-          always: { guard: { type: 'seamIsEmpty', params: { seam: Seam.preStep } }, target: 'requesting' },
+          always: [
+            bail,
+            { guard: { type: 'seamIsEmpty', params: { seam: Seam.preStep } }, target: 'requesting' },
+          ],
           invoke: {
             id: 'preStep',
             src: 'preStep',
@@ -326,30 +331,19 @@ export const turnMachine = setup({
           },
         },
         requesting: {
-          entry: ['appendStepStart', 'openStep'],
+          entry: ['openStep', 'appendStepStart'],
+          always: bail,
           invoke: {
             id: 'model',
             src: 'model',
             input: seamInput,
-            onDone: [
-              {
-                guard: 'answerHasToolCalls',
-                target: 'tools',
-                actions: [
-                  { type: 'acceptAnswer', params: ({ event }) => ({ answer: event.output }) },
-                  { type: 'recordAnswer', params: ({ event }) => ({ answer: event.output }) },
-                ],
-              },
-              {
-                target: 'postBatchSteering',
-                actions: [
-                  { type: 'acceptAnswer', params: ({ event }) => ({ answer: event.output }) },
-                  { type: 'recordAnswer', params: ({ event }) => ({ answer: event.output }) },
-                  'appendStepFifo',
-                  'clearStepFifo',
-                ],
-              },
-            ],
+            onDone: {
+              target: 'answered',
+              actions: [
+                { type: 'acceptAnswer', params: ({ event }) => ({ answer: event.output }) },
+                { type: 'recordAnswer', params: ({ event }) => ({ answer: event.output }) },
+              ],
+            },
             onError: {
               target: '#turn.requestError',
               actions: [
@@ -362,6 +356,19 @@ export const turnMachine = setup({
           },
           on: {
             // From step/start until the step's results are recorded, contexts wait in the step FIFO.
+            INJECT: {
+              actions: { type: 'pushStepFifo', params: ({ event }) => ({ contexts: [event.injection] }) },
+            },
+          },
+        },
+        answered: {
+          always: [
+            bail,
+            { guard: 'answerHasToolCalls', target: 'tools' },
+            // No tool calls: the step's results are recorded, so its FIFO follows the answer now.
+            { target: 'postBatchSteering', actions: ['appendStepFifo', 'clearStepFifo'] },
+          ],
+          on: {
             INJECT: {
               actions: { type: 'pushStepFifo', params: ({ event }) => ({ contexts: [event.injection] }) },
             },
@@ -443,11 +450,14 @@ export const turnMachine = setup({
           ],
         },
         postStep: {
-          always: {
-            guard: { type: 'seamIsEmpty', params: { seam: Seam.postStep } },
-            target: 'continuation',
-            actions: ['appendStepEnd', 'closeStep'],
-          },
+          always: [
+            bail,
+            {
+              guard: { type: 'seamIsEmpty', params: { seam: Seam.postStep } },
+              target: 'continuation',
+              actions: ['appendStepEnd', 'closeStep'],
+            },
+          ],
           invoke: {
             id: 'postStep',
             src: 'postStep',
@@ -479,23 +489,26 @@ export const turnMachine = setup({
           after: { cancelGrace: '#turn.closing' },
         },
         continuation: {
-          always: {
-            guard: { type: 'seamIsEmpty', params: { seam: Seam.turnContinuation } },
-            target: 'turnStop',
-            actions: [
-              {
-                type: 'emitDefaultDecided',
-                params: ({ context }) => ({
-                  seam: Seam.turnContinuation,
-                  decision: defaultContinuation(context),
-                }),
-              },
-              {
-                type: 'applyContinuation',
-                params: ({ context }) => ({ decision: defaultContinuation(context) }),
-              },
-            ],
-          },
+          always: [
+            bail,
+            {
+              guard: { type: 'seamIsEmpty', params: { seam: Seam.turnContinuation } },
+              target: 'turnStop',
+              actions: [
+                {
+                  type: 'emitDefaultDecided',
+                  params: ({ context }) => ({
+                    seam: Seam.turnContinuation,
+                    decision: defaultContinuation(context),
+                  }),
+                },
+                {
+                  type: 'applyContinuation',
+                  params: ({ context }) => ({ decision: defaultContinuation(context) }),
+                },
+              ],
+            },
+          ],
           invoke: {
             id: 'continuation',
             src: 'continuation',
@@ -520,7 +533,10 @@ export const turnMachine = setup({
           },
         },
         turnStop: {
-          always: { guard: { type: 'seamIsEmpty', params: { seam: Seam.turnStop } }, target: 'deciding' },
+          always: [
+            bail,
+            { guard: { type: 'seamIsEmpty', params: { seam: Seam.turnStop } }, target: 'deciding' },
+          ],
           invoke: {
             id: 'turnStop',
             src: 'turnStop',
@@ -550,6 +566,7 @@ export const turnMachine = setup({
         deciding: {
           // Pending steering overrides a stop.
           always: [
+            bail,
             { guard: 'shouldContinue', target: '#turn.step', reenter: true },
             { target: '#turn.closing' },
           ],
@@ -557,15 +574,18 @@ export const turnMachine = setup({
       },
     },
     requestError: {
-      always: {
-        guard: { type: 'seamIsEmpty', params: { seam: Seam.requestError } },
-        target: 'closing',
-        actions: [
-          { type: 'emitDefaultDecided', params: { seam: Seam.requestError, decision: { action: 'fail' } } },
-          'failRequest',
-          { type: 'reportFailure', params: { origin: 'model' } },
-        ],
-      },
+      always: [
+        bail,
+        {
+          guard: { type: 'seamIsEmpty', params: { seam: Seam.requestError } },
+          target: 'closing',
+          actions: [
+            { type: 'emitDefaultDecided', params: { seam: Seam.requestError, decision: { action: 'fail' } } },
+            'failRequest',
+            { type: 'reportFailure', params: { origin: 'model' } },
+          ],
+        },
+      ],
       invoke: {
         id: 'requestError',
         src: 'requestError',

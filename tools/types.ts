@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import type { ToolSchema } from '../model/types.js';
-import type { ContentBlock, HookContext, JsonValue, ToolResult } from '../seams/schemas.js';
+import type { ContentBlock, JsonValue, ToolResult } from '../seams/schemas.js';
 import type {
   AgentHandle,
   ApprovalChannel,

@@ -63,8 +63,14 @@ describe('toolBatch', () => {
     const harness = createBatchHarness();
     const gated = registerGatedTools(harness);
     const order: string[] = [];
-    harness.seams.on('tools/pre-execute', (exec, next) => (order.push(`pre ${exec.callId}`), next()));
-    harness.seams.on('tools/post-execute', ({ exec }, next) => (order.push(`post ${exec.callId}`), next()));
+    harness.seams.on('tools/pre-execute', (exec, next) => {
+      order.push(`pre ${exec.callId}`);
+      return next();
+    });
+    harness.seams.on('tools/post-execute', ({ exec }, next) => {
+      order.push(`post ${exec.callId}`);
+      return next();
+    });
     const run = harness.run([par('c1'), par('c2'), par('c3')]);
     await vi.waitFor(() => expect(gated.trace).toEqual(['start c1', 'start c2', 'start c3']));
     for (const id of ['c3', 'c2', 'c1']) {

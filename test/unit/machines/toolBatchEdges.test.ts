@@ -53,7 +53,10 @@ describe('toolBatch edges', () => {
         description: 'x',
         parameters,
         execute: () => null,
-        concurrency: (args) => (seen.push(args), (args as { fast?: boolean }).fast === true),
+        concurrency: (args) => {
+          seen.push(args);
+          return (args as { fast?: boolean }).fast === true;
+        },
       }),
     );
     tools.register(
@@ -136,7 +139,10 @@ describe('toolBatch edges', () => {
         name: 'held',
         description: 'x',
         parameters,
-        execute: () => (started.resolve(), release.promise),
+        execute: () => {
+          started.resolve();
+          return release.promise;
+        },
       }),
     );
     harness.seams.on('tools/post-execute', ({ exec }) => ({

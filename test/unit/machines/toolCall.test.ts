@@ -58,7 +58,12 @@ describe('toolCall pipeline via tools.execute', () => {
     const asked: unknown[] = [];
     const allow = await tools.execute(call('yes'), {
       seams,
-      approval: { request: async (q) => (asked.push({ ...q, signal: undefined }), 'allowed-once') },
+      approval: {
+        request: async (q) => {
+          asked.push({ ...q, signal: undefined });
+          return 'allowed-once';
+        },
+      },
     });
     expect(allow).toMatchObject({ isError: false, value: 'yes' });
     expect(asked).toEqual([
@@ -169,8 +174,14 @@ describe('toolCall pipeline via tools.execute', () => {
         },
       }),
     );
-    seams.on('tools/pre-execute', (exec, next) => (seen.push(exec.arguments), next()));
-    seams.on('tools/post-execute', ({ exec }, next) => (seen.push(exec.arguments), next()));
+    seams.on('tools/pre-execute', (exec, next) => {
+      seen.push(exec.arguments);
+      return next();
+    });
+    seams.on('tools/post-execute', ({ exec }, next) => {
+      seen.push(exec.arguments);
+      return next();
+    });
     const mine = { a: { b: [1, 2] } };
     await tools.execute({ name: 'nested', arguments: mine }, { seams });
     expect(seen).toHaveLength(3);
@@ -217,12 +228,21 @@ describe('toolCall pipeline via tools.execute', () => {
         name: 'sig',
         description: 'x',
         parameters: z.object({}),
-        execute: (_args, exec) => ((bodySignal = exec.signal), 'ok'),
+        execute: (_args, exec) => {
+          bodySignal = exec.signal;
+          return 'ok';
+        },
       }),
     );
-    seams.on('tools/pre-execute', (exec, next) => ((preSignal = exec.signal), next()));
+    seams.on('tools/pre-execute', (exec, next) => {
+      preSignal = exec.signal;
+      return next();
+    });
     seams.on('tools/execute', (_exec, next) => next({ signal: replaced }));
-    seams.on('tools/post-execute', ({ exec }, next) => ((postSignal = exec.signal), next()));
+    seams.on('tools/post-execute', ({ exec }, next) => {
+      postSignal = exec.signal;
+      return next();
+    });
     await tools.execute({ name: 'sig', arguments: '{}' }, { seams });
     expect(bodySignal).toBe(replaced);
     expect(postSignal).toBeDefined();
@@ -398,9 +418,18 @@ describe('post-execute, finalize and tools/result', () => {
         ? { kind: 'deny', reason: 'said no', additionalContexts: [textContext('why')] }
         : { kind: 'allow', additionalContexts: [textContext('fyi')] };
     });
-    seams.guard(() => (phases.push('guard'), undefined));
-    seams.on('tools/execute', (_exec, next) => (phases.push('execute'), next()));
-    seams.on('tools/post-execute', (_ctx, next) => (phases.push('post'), next()));
+    seams.guard(() => {
+      phases.push('guard');
+      return undefined;
+    });
+    seams.on('tools/execute', (_exec, next) => {
+      phases.push('execute');
+      return next();
+    });
+    seams.on('tools/post-execute', (_ctx, next) => {
+      phases.push('post');
+      return next();
+    });
     seams.on('tools/result', () => void phases.push('result'));
     const allowed = await tools.execute(call('yes'), { seams });
     expect(phases).toEqual(['pre', 'guard', 'execute', 'post', 'result']);
@@ -443,7 +472,10 @@ describe('bad input becomes a typed result', () => {
   it('argument text that is not JSON stays a string and fails validation with INVALID_ARGS', async () => {
     const { tools, seams } = createFixture();
     let seen: unknown;
-    seams.on('tools/pre-execute', (exec, next) => ((seen = exec.arguments), next()));
+    seams.on('tools/pre-execute', (exec, next) => {
+      seen = exec.arguments;
+      return next();
+    });
     const result = await tools.execute({ name: 'echo', arguments: '{"text": "unterminated' }, { seams });
     expect(seen).toBe('{"text": "unterminated');
     expect(result.isError && result.error).toMatchInlineSnapshot(`

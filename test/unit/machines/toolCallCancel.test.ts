@@ -26,7 +26,10 @@ describe('T13 cancellation', () => {
         name: 'slow',
         description: 'x',
         parameters: z.object({}),
-        execute: () => (started.resolve(), release.promise),
+        execute: () => {
+          started.resolve();
+          return release.promise;
+        },
       }),
     );
     const controller = new AbortController();
@@ -87,7 +90,10 @@ describe('T13 cancellation', () => {
     const entered = deferred();
     const late = deferred<{ kind: 'allow' }>();
     const post = vi.fn((_ctx, next) => next());
-    seams.on('tools/pre-execute', () => (entered.resolve(), late.promise));
+    seams.on('tools/pre-execute', () => {
+      entered.resolve();
+      return late.promise;
+    });
     seams.on('tools/post-execute', post);
     const controller = new AbortController();
     const pending = tools.execute(
@@ -111,7 +117,10 @@ describe('T13 cancellation', () => {
         name: 'stuck',
         description: 'x',
         parameters: z.object({}),
-        execute: () => (started.resolve(), new Promise<string>(() => {})),
+        execute: () => {
+          started.resolve();
+          return new Promise<string>(() => {});
+        },
       }),
     );
     const controller = new AbortController();
@@ -144,13 +153,19 @@ describe('T13 cancellation', () => {
         name: 'f',
         description: 'x',
         parameters: z.object({}),
-        execute: (_args, exec) => (exec.deferContext(textContext('deferred')), 'secret'),
+        execute: (_args, exec) => {
+          exec.deferContext(textContext('deferred'));
+          return 'secret';
+        },
         finalizeContent: finalize,
       }),
     );
     const reviewing = deferred();
     const observed: ToolResult[] = [];
-    seams.on('tools/post-execute', () => (reviewing.resolve(), new Promise(() => {})));
+    seams.on('tools/post-execute', () => {
+      reviewing.resolve();
+      return new Promise(() => {});
+    });
     seams.on('tools/result', ({ result }) => void observed.push(result));
     const controller = new AbortController();
     const pending = tools.execute({ name: 'f', arguments: '{}' }, { seams, signal: controller.signal });
