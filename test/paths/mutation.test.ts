@@ -24,7 +24,8 @@ describe('mutation: a turn that flushes the step FIFO before the batch is done',
     const runs = turnPaths();
     const caught = new Map<string, string[]>();
     let executed = 0;
-    for (const { config, input, paths } of runs.slice(0, 2)) {
+    // One configuration (all seams present) keeps the run short; its paths reach every FIFO window.
+    for (const { config, input, paths } of runs.filter((run) => run.config.name === 'all present')) {
       for (const path of paths) {
         const run = await executeTurnPath(path, input as never, { mutate: flushEarly });
         executed++;
