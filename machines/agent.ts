@@ -194,7 +194,8 @@ export const agentMachine = setup({
           invoke: {
             id: 'turn',
             src: 'turn',
-            input: ({ context }) => context.current ?? placeholderTurnInput(context, context.queued[0]!),
+            // `claiming` always set it: the state is only entered with a claimed item.
+            input: ({ context }) => context.current as TurnInput,
             onDone: [
               {
                 guard: 'isDisposing',

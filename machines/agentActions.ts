@@ -3,6 +3,7 @@ import type { AgentStatus, CancelCause, NotifySeamName, SeamCtx } from '../seams
 import { SessionLogError } from '../session/errors.js';
 import { repairEvents } from '../session/repair.js';
 import type { LogEvent, SessionLog } from '../session/types.js';
+import { createReportingScope } from './agentReport.js';
 import type { AgentContext, AgentEvent, AgentMachineServices } from './agentTypes.js';
 import type { DiscardEntry, InboxItem, Injection } from './inbox.js';
 import { toFailure } from './turnRules.js';
@@ -43,8 +44,9 @@ export function toDiscardEntries(items: readonly InboxItem[], steering: boolean)
  */
 export function createAgentActions(services: AgentMachineServices) {
   const { log, seams, agentId } = services;
+  const scope = createReportingScope(services, agentId);
   const notify = <TName extends NotifySeamName>(name: TName, payload: SeamCtx<TName>) =>
-    seams.notify(name, payload, { agentId });
+    seams.notify(name, payload, scope);
 
   const contained =
     <TParams>(origin: string, effect: (args: Args, params: TParams) => void) =>

@@ -1,5 +1,6 @@
 import { fromPromise } from 'xstate';
 import { lastTurnNumber, settleInjectionFlushes } from './agentActions.js';
+import { createReportingScope } from './agentReport.js';
 import type { AgentMachineServices } from './agentTypes.js';
 import type { InboxItem } from './inbox.js';
 import { createTurnLogic } from './turn.js';
@@ -48,15 +49,7 @@ export function createAgentActors(services: AgentMachineServices) {
         await seams.awaitedNotify(
           'agent/session-start',
           { agent: services.agent, source: input.source, signal },
-          {
-            agentId,
-            signal,
-            onContainedError: ({ seam, listener, error }) =>
-              services.reportError({
-                error: { message: `Listener "${listener}" on seam "${seam}" failed: ${String(error)}` },
-                origin: seam,
-              }),
-          },
+          { ...createReportingScope(services, agentId), signal },
         );
       },
     ),

@@ -2,18 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { type Actor, createActor, toPromise } from 'xstate';
 import { Seam } from '../seams/names.js';
 import type { ContentBlock, JsonValue, MessageSource } from '../seams/schemas.js';
-import type {
-  AgentHandle,
-  AgentLogView,
-  AgentStatus,
-  CancelCause,
-  DeliveryOptions,
-  DispatchScope,
-} from '../seams/types.js';
+import type { AgentHandle, AgentLogView, AgentStatus, CancelCause, DeliveryOptions } from '../seams/types.js';
 import { createSessionLog, memoryStore } from '../session/index.js';
 import type { SessionStore } from '../session/types.js';
 import { createAgentLogic } from './agent.js';
 import { type AgentOptions, type ResolvedAgentOptions, resolveAgentOptions } from './agentOptions.js';
+import { createReportingScope } from './agentReport.js';
 import type { AgentEvent, AgentMachineServices } from './agentTypes.js';
 import { createInboxItem, createInjection } from './inbox.js';
 import { ScopeTable } from './scope.js';
@@ -64,14 +58,7 @@ export function createAgent(rawOptions: AgentOptions): Agent {
   // agent/error's own listener failures go only to the registry's logger (no onContainedError here).
   const reportError: TurnMachineServices['reportError'] = (failure) =>
     seams.notify(Seam.error, { agentId, ...failure }, { agentId });
-  const containedScope: DispatchScope = {
-    agentId,
-    onContainedError: ({ seam, listener, error }) =>
-      reportError({
-        error: { message: `Listener "${listener}" on seam "${seam}" failed: ${String(error)}` },
-        origin: seam,
-      }),
-  };
+  const containedScope = createReportingScope({ reportError }, agentId);
   const log = createSessionLog({
     store,
     onEvent: (event) => seams.notify(Seam.sessionEvent, { agentId, event }, containedScope),

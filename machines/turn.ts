@@ -219,31 +219,12 @@ export const turnMachine = setup({
     endReason: null,
   }),
   initial: 'opening',
-  // Defaults for an open turn; states that own a child or a FIFO window override them.
-  on: {
-    STEER: { actions: { type: 'pushSteering', params: ({ event }) => ({ item: event.item }) } },
-    INJECT: { actions: { type: 'appendInjection', params: ({ event }) => ({ injection: event.injection }) } },
-    CANCEL: {
-      target: '.closing',
-      actions: [{ type: 'recordCancel', params: ({ event }) => event }, 'abortTurn'],
-    },
-    INTERNAL_ERROR: {
-      target: '.closing',
-      actions: [
-        {
-          type: 'recordFailure',
-          params: ({ event }) => ({ error: { ...event.error, code: 'INTERNAL_ERROR' } }),
-        },
-        { type: 'reportFailure', params: { origin: 'turn' } },
-      ],
-    },
-  },
   states: {
     opening: {
       // From turn/start on, turn/end is owed; the append confirms itself with TURN_OPENED.
       entry: 'appendTurnStart',
       on: {
-        TURN_OPENED: 'promptSubmit',
+        TURN_OPENED: 'open',
         // turn/start was refused: nothing is owed, nothing more is written.
         INTERNAL_ERROR: {
           target: 'done',
@@ -258,360 +239,391 @@ export const turnMachine = setup({
         },
       },
     },
-    promptSubmit: {
-      always: {
-        guard: { type: 'seamIsEmpty', params: { seam: Seam.promptSubmit } },
-        target: 'step',
-        actions: [
-          {
-            type: 'emitDefaultDecided',
-            params: ({ context }) => ({
-              seam: Seam.promptSubmit,
-              decision: defaultPromptDecision(context.item),
-            }),
-          },
-          {
-            type: 'recordPrompt',
-            params: ({ context }) => ({ decision: defaultPromptDecision(context.item) }),
-          },
-        ],
+    open: {
+      // turn/start is written and turn/end is owed; these are the defaults of an open turn.
+      on: {
+        STEER: { actions: { type: 'pushSteering', params: ({ event }) => ({ item: event.item }) } },
+        INJECT: {
+          actions: { type: 'appendInjection', params: ({ event }) => ({ injection: event.injection }) },
+        },
+        CANCEL: {
+          target: '#turn.closing',
+          actions: [{ type: 'recordCancel', params: ({ event }) => event }, 'abortTurn'],
+        },
+        INTERNAL_ERROR: {
+          target: '#turn.closing',
+          actions: [
+            {
+              type: 'recordFailure',
+              params: ({ event }) => ({ error: { ...event.error, code: 'INTERNAL_ERROR' } }),
+            },
+            { type: 'reportFailure', params: { origin: 'turn' } },
+          ],
+        },
       },
-      invoke: {
-        id: 'promptSubmit',
-        src: 'promptSubmit',
-        input: ({ context }): PromptSubmitInput => ({ ...seamInput({ context }), item: context.item }),
-        onDone: [
-          {
-            guard: 'promptBlocked',
-            target: 'closing',
+      initial: 'promptSubmit',
+      states: {
+        promptSubmit: {
+          always: {
+            guard: { type: 'seamIsEmpty', params: { seam: Seam.promptSubmit } },
+            target: 'step',
             actions: [
-              { type: 'recordBlocked', params: ({ event }) => ({ reason: blockReason(event.output) }) },
-              { type: 'recordRejected', params: ({ event }) => ({ reason: blockReason(event.output) }) },
+              {
+                type: 'emitDefaultDecided',
+                params: ({ context }) => ({
+                  seam: Seam.promptSubmit,
+                  decision: defaultPromptDecision(context.item),
+                }),
+              },
+              {
+                type: 'recordPrompt',
+                params: ({ context }) => ({ decision: defaultPromptDecision(context.item) }),
+              },
             ],
           },
-          {
-            target: 'step',
-            actions: { type: 'recordPrompt', params: ({ event }) => ({ decision: event.output }) },
-          },
-        ],
-        onError: {
-          target: 'closing',
-          actions: [
-            { type: 'recordFailure', params: ({ event }) => ({ error: event.error }) },
-            { type: 'reportFailure', params: { origin: Seam.promptSubmit } },
-          ],
-        },
-      },
-    },
-    step: {
-      entry: 'beginStep',
-      initial: 'drainSteering',
-      states: {
-        drainSteering: {
-          entry: ['recordSteering', 'clearSteering'],
-          always: [bail, { target: 'preStep' }],
-        },
-        preStep: {
-          always: [
-            bail,
-            { guard: { type: 'seamIsEmpty', params: { seam: Seam.preStep } }, target: 'requesting' },
-          ],
           invoke: {
-            id: 'preStep',
-            src: 'preStep',
-            input: seamInput,
-            onDone: 'requesting',
+            id: 'promptSubmit',
+            src: 'promptSubmit',
+            input: ({ context }): PromptSubmitInput => ({ ...seamInput({ context }), item: context.item }),
+            onDone: [
+              {
+                guard: 'promptBlocked',
+                target: '#turn.closing',
+                actions: [
+                  { type: 'recordBlocked', params: ({ event }) => ({ reason: blockReason(event.output) }) },
+                  { type: 'recordRejected', params: ({ event }) => ({ reason: blockReason(event.output) }) },
+                ],
+              },
+              {
+                target: 'step',
+                actions: { type: 'recordPrompt', params: ({ event }) => ({ decision: event.output }) },
+              },
+            ],
             onError: {
               target: '#turn.closing',
               actions: [
                 { type: 'recordFailure', params: ({ event }) => ({ error: event.error }) },
-                { type: 'reportFailure', params: { origin: Seam.preStep } },
+                { type: 'reportFailure', params: { origin: Seam.promptSubmit } },
               ],
             },
           },
         },
-        requesting: {
-          entry: ['openStep', 'appendStepStart'],
-          always: bail,
-          invoke: {
-            id: 'model',
-            src: 'model',
-            input: seamInput,
-            onDone: {
-              target: 'answered',
-              actions: [
-                { type: 'acceptAnswer', params: ({ event }) => ({ answer: event.output }) },
-                { type: 'recordAnswer', params: ({ event }) => ({ answer: event.output }) },
-              ],
-            },
-            onError: {
-              target: '#turn.requestError',
-              actions: [
-                { type: 'recordRequestFailure', params: ({ event }) => ({ error: event.error }) },
-                'appendStepFifo',
-                'appendStepEnd',
-                'closeStep',
-              ],
-            },
-          },
-          on: {
-            // From step/start until the step's results are recorded, contexts wait in the step FIFO.
-            INJECT: {
-              actions: { type: 'pushStepFifo', params: ({ event }) => ({ contexts: [event.injection] }) },
-            },
-          },
-        },
-        answered: {
-          always: [
-            bail,
-            { guard: 'answerHasToolCalls', target: 'tools' },
-            // No tool calls: the step's results are recorded, so its FIFO follows the answer now.
-            { target: 'postBatchSteering', actions: ['appendStepFifo', 'clearStepFifo'] },
-          ],
-          on: {
-            INJECT: {
-              actions: { type: 'pushStepFifo', params: ({ event }) => ({ contexts: [event.injection] }) },
-            },
-          },
-        },
-        tools: {
-          initial: 'running',
-          invoke: {
-            id: 'toolBatch',
-            src: 'toolBatch',
-            input: ({ context }): ToolBatchInput => ({
-              scopeKey: context.scopeKey,
-              turn: context.turn,
-              step: context.step,
-              calls: [...context.calls],
-              maxParallel: context.maxParallel,
-            }),
-            onDone: {
-              target: 'postBatchSteering',
-              actions: ['appendStepFifo', 'clearStepFifo'],
-            },
-            onError: {
-              // The batch died: repair its calls, then close the step and the turn with `error`.
-              target: '#turn.closing',
-              actions: [
-                'repairCalls',
-                { type: 'recordFailure', params: ({ event }) => ({ error: event.error }) },
-                { type: 'reportFailure', params: { origin: 'toolBatch' } },
-              ],
-            },
-          },
-          on: {
-            INJECT: {
-              actions: { type: 'pushStepFifo', params: ({ event }) => ({ contexts: [event.injection] }) },
-            },
-            CALL_COMMITTED: {
-              actions: { type: 'pushStepFifo', params: ({ event }) => ({ contexts: event.contexts }) },
-            },
-          },
+        step: {
+          entry: 'beginStep',
+          initial: 'drainSteering',
           states: {
-            running: {
-              on: {
-                // The batch is aborted and awaited: started calls drain, unstarted ones get synthetic pairs.
-                CANCEL: {
-                  target: 'draining',
+            drainSteering: {
+              entry: ['recordSteering', 'clearSteering'],
+              always: [bail, { target: 'preStep' }],
+            },
+            preStep: {
+              always: [
+                bail,
+                { guard: { type: 'seamIsEmpty', params: { seam: Seam.preStep } }, target: 'requesting' },
+              ],
+              invoke: {
+                id: 'preStep',
+                src: 'preStep',
+                input: seamInput,
+                onDone: 'requesting',
+                onError: {
+                  target: '#turn.closing',
                   actions: [
-                    { type: 'recordCancel', params: ({ event }) => event },
-                    'abortTurn',
-                    'abortBatch',
+                    { type: 'recordFailure', params: ({ event }) => ({ error: event.error }) },
+                    { type: 'reportFailure', params: { origin: Seam.preStep } },
                   ],
                 },
-                INTERNAL_ERROR: {
-                  target: 'draining',
+              },
+            },
+            requesting: {
+              entry: ['openStep', 'appendStepStart'],
+              always: bail,
+              invoke: {
+                id: 'model',
+                src: 'model',
+                input: seamInput,
+                onDone: {
+                  target: 'answered',
+                  actions: [
+                    { type: 'acceptAnswer', params: ({ event }) => ({ answer: event.output }) },
+                    { type: 'recordAnswer', params: ({ event }) => ({ answer: event.output }) },
+                  ],
+                },
+                onError: {
+                  target: '#turn.open.requestError',
+                  actions: [
+                    { type: 'recordRequestFailure', params: ({ event }) => ({ error: event.error }) },
+                    'appendStepFifo',
+                    'appendStepEnd',
+                    'closeStep',
+                  ],
+                },
+              },
+              on: {
+                // From step/start until the step's results are recorded, contexts wait in the step FIFO.
+                INJECT: {
+                  actions: { type: 'pushStepFifo', params: ({ event }) => ({ contexts: [event.injection] }) },
+                },
+              },
+            },
+            answered: {
+              always: [
+                bail,
+                { guard: 'answerHasToolCalls', target: 'tools' },
+                // No tool calls: the step's results are recorded, so its FIFO follows the answer now.
+                { target: 'postBatchSteering', actions: ['appendStepFifo', 'clearStepFifo'] },
+              ],
+              on: {
+                INJECT: {
+                  actions: { type: 'pushStepFifo', params: ({ event }) => ({ contexts: [event.injection] }) },
+                },
+              },
+            },
+            tools: {
+              initial: 'running',
+              invoke: {
+                id: 'toolBatch',
+                src: 'toolBatch',
+                input: ({ context }): ToolBatchInput => ({
+                  scopeKey: context.scopeKey,
+                  turn: context.turn,
+                  step: context.step,
+                  calls: [...context.calls],
+                  maxParallel: context.maxParallel,
+                }),
+                onDone: {
+                  target: 'postBatchSteering',
+                  actions: ['appendStepFifo', 'clearStepFifo'],
+                },
+                onError: {
+                  // The batch died: repair its calls, then close the step and the turn with `error`.
+                  target: '#turn.closing',
+                  actions: [
+                    'repairCalls',
+                    { type: 'recordFailure', params: ({ event }) => ({ error: event.error }) },
+                    { type: 'reportFailure', params: { origin: 'toolBatch' } },
+                  ],
+                },
+              },
+              on: {
+                INJECT: {
+                  actions: { type: 'pushStepFifo', params: ({ event }) => ({ contexts: [event.injection] }) },
+                },
+                CALL_COMMITTED: {
+                  actions: { type: 'pushStepFifo', params: ({ event }) => ({ contexts: event.contexts }) },
+                },
+              },
+              states: {
+                running: {
+                  on: {
+                    // The batch is aborted and awaited: started calls drain, unstarted ones get synthetic pairs.
+                    CANCEL: {
+                      target: 'draining',
+                      actions: [
+                        { type: 'recordCancel', params: ({ event }) => event },
+                        'abortTurn',
+                        'abortBatch',
+                      ],
+                    },
+                    INTERNAL_ERROR: {
+                      target: 'draining',
+                      actions: [
+                        {
+                          type: 'recordFailure',
+                          params: ({ event }) => ({ error: { ...event.error, code: 'INTERNAL_ERROR' } }),
+                        },
+                        { type: 'reportFailure', params: { origin: 'turn' } },
+                        'abortBatch',
+                      ],
+                    },
+                  },
+                },
+                draining: {
+                  on: {
+                    CANCEL: {
+                      actions: [{ type: 'recordCancel', params: ({ event }) => event }, 'abortTurn'],
+                    },
+                    INTERNAL_ERROR: {},
+                  },
+                },
+              },
+            },
+            postBatchSteering: {
+              always: [
+                { guard: 'hasFailure', target: '#turn.closing' },
+                // Steering is never drained into an aborted turn.
+                { guard: 'isCancelled', target: 'abortedPostStep' },
+                { target: 'postStep', actions: ['markSteered', 'recordSteering', 'clearSteering'] },
+              ],
+            },
+            postStep: {
+              always: [
+                bail,
+                {
+                  guard: { type: 'seamIsEmpty', params: { seam: Seam.postStep } },
+                  target: 'continuation',
+                  actions: ['appendStepEnd', 'closeStep'],
+                },
+              ],
+              invoke: {
+                id: 'postStep',
+                src: 'postStep',
+                input: seamInput,
+                onDone: { target: 'continuation', actions: ['appendStepEnd', 'closeStep'] },
+                onError: {
+                  target: '#turn.closing',
+                  actions: [
+                    { type: 'recordFailure', params: ({ event }) => ({ error: event.error }) },
+                    { type: 'reportFailure', params: { origin: Seam.postStep } },
+                  ],
+                },
+              },
+            },
+            abortedPostStep: {
+              // Post-step runs once after a cancelled batch, with the aborted signal, bounded by cancelGrace.
+              always: {
+                guard: { type: 'seamIsEmpty', params: { seam: Seam.postStep } },
+                target: '#turn.closing',
+              },
+              invoke: {
+                id: 'abortedPostStep',
+                src: 'postStep',
+                input: seamInput,
+                onDone: '#turn.closing',
+                // The turn is already interrupted; interruptions never emit agent/error.
+                onError: '#turn.closing',
+              },
+              after: { cancelGrace: '#turn.closing' },
+            },
+            continuation: {
+              always: [
+                bail,
+                {
+                  guard: { type: 'seamIsEmpty', params: { seam: Seam.turnContinuation } },
+                  target: 'turnStop',
                   actions: [
                     {
-                      type: 'recordFailure',
-                      params: ({ event }) => ({ error: { ...event.error, code: 'INTERNAL_ERROR' } }),
+                      type: 'emitDefaultDecided',
+                      params: ({ context }) => ({
+                        seam: Seam.turnContinuation,
+                        decision: defaultContinuation(context),
+                      }),
                     },
-                    { type: 'reportFailure', params: { origin: 'turn' } },
-                    'abortBatch',
+                    {
+                      type: 'applyContinuation',
+                      params: ({ context }) => ({ decision: defaultContinuation(context) }),
+                    },
+                  ],
+                },
+              ],
+              invoke: {
+                id: 'continuation',
+                src: 'continuation',
+                input: ({ context }): ContinuationInput => ({
+                  ...seamInput({ context }),
+                  defaultDecision: defaultContinuation(context),
+                }),
+                onDone: {
+                  target: 'turnStop',
+                  actions: [
+                    { type: 'applyContinuation', params: ({ event }) => ({ decision: event.output }) },
+                    'announceContinueReason',
+                  ],
+                },
+                onError: {
+                  target: '#turn.closing',
+                  actions: [
+                    { type: 'recordFailure', params: ({ event }) => ({ error: event.error }) },
+                    { type: 'reportFailure', params: { origin: Seam.turnContinuation } },
                   ],
                 },
               },
             },
-            draining: {
-              on: {
-                CANCEL: { actions: [{ type: 'recordCancel', params: ({ event }) => event }, 'abortTurn'] },
-                INTERNAL_ERROR: {},
+            turnStop: {
+              always: [
+                bail,
+                { guard: { type: 'seamIsEmpty', params: { seam: Seam.turnStop } }, target: 'deciding' },
+              ],
+              invoke: {
+                id: 'turnStop',
+                src: 'turnStop',
+                input: seamInput,
+                onDone: [
+                  {
+                    // A stop is terminal: pending steering is discarded, later steering too (by the agent).
+                    guard: 'stopReturned',
+                    target: '#turn.closing',
+                    actions: [
+                      { type: 'recordStop', params: ({ event }) => ({ output: event.output }) },
+                      'discardSteering',
+                      'clearSteering',
+                    ],
+                  },
+                  { target: 'deciding' },
+                ],
+                onError: {
+                  target: '#turn.closing',
+                  actions: [
+                    { type: 'recordFailure', params: ({ event }) => ({ error: event.error }) },
+                    { type: 'reportFailure', params: { origin: Seam.turnStop } },
+                  ],
+                },
               },
             },
-          },
-        },
-        postBatchSteering: {
-          always: [
-            { guard: 'hasFailure', target: '#turn.closing' },
-            // Steering is never drained into an aborted turn.
-            { guard: 'isCancelled', target: 'abortedPostStep' },
-            { target: 'postStep', actions: ['markSteered', 'recordSteering', 'clearSteering'] },
-          ],
-        },
-        postStep: {
-          always: [
-            bail,
-            {
-              guard: { type: 'seamIsEmpty', params: { seam: Seam.postStep } },
-              target: 'continuation',
-              actions: ['appendStepEnd', 'closeStep'],
-            },
-          ],
-          invoke: {
-            id: 'postStep',
-            src: 'postStep',
-            input: seamInput,
-            onDone: { target: 'continuation', actions: ['appendStepEnd', 'closeStep'] },
-            onError: {
-              target: '#turn.closing',
-              actions: [
-                { type: 'recordFailure', params: ({ event }) => ({ error: event.error }) },
-                { type: 'reportFailure', params: { origin: Seam.postStep } },
+            deciding: {
+              // Pending steering overrides a stop.
+              always: [
+                bail,
+                { guard: 'shouldContinue', target: '#turn.open.step', reenter: true },
+                { target: '#turn.closing' },
               ],
             },
           },
         },
-        abortedPostStep: {
-          // Post-step runs once after a cancelled batch, with the aborted signal, bounded by cancelGrace.
-          always: {
-            guard: { type: 'seamIsEmpty', params: { seam: Seam.postStep } },
-            target: '#turn.closing',
-          },
-          invoke: {
-            id: 'abortedPostStep',
-            src: 'postStep',
-            input: seamInput,
-            onDone: '#turn.closing',
-            // The turn is already interrupted; interruptions never emit agent/error.
-            onError: '#turn.closing',
-          },
-          after: { cancelGrace: '#turn.closing' },
-        },
-        continuation: {
+        requestError: {
           always: [
             bail,
             {
-              guard: { type: 'seamIsEmpty', params: { seam: Seam.turnContinuation } },
-              target: 'turnStop',
+              guard: { type: 'seamIsEmpty', params: { seam: Seam.requestError } },
+              target: '#turn.closing',
               actions: [
                 {
                   type: 'emitDefaultDecided',
-                  params: ({ context }) => ({
-                    seam: Seam.turnContinuation,
-                    decision: defaultContinuation(context),
-                  }),
+                  params: { seam: Seam.requestError, decision: { action: 'fail' } },
                 },
-                {
-                  type: 'applyContinuation',
-                  params: ({ context }) => ({ decision: defaultContinuation(context) }),
-                },
+                'failRequest',
+                { type: 'reportFailure', params: { origin: 'model' } },
               ],
             },
           ],
           invoke: {
-            id: 'continuation',
-            src: 'continuation',
-            input: ({ context }): ContinuationInput => ({
+            id: 'requestError',
+            src: 'requestError',
+            input: ({ context }): RequestErrorInput => ({
               ...seamInput({ context }),
-              defaultDecision: defaultContinuation(context),
+              error: context.requestFailure ?? { message: 'The model request failed' },
+              priorFailures: context.requestFailures - 1,
             }),
-            onDone: {
-              target: 'turnStop',
-              actions: [
-                { type: 'applyContinuation', params: ({ event }) => ({ decision: event.output }) },
-                'announceContinueReason',
-              ],
-            },
-            onError: {
-              target: '#turn.closing',
-              actions: [
-                { type: 'recordFailure', params: ({ event }) => ({ error: event.error }) },
-                { type: 'reportFailure', params: { origin: Seam.turnContinuation } },
-              ],
-            },
-          },
-        },
-        turnStop: {
-          always: [
-            bail,
-            { guard: { type: 'seamIsEmpty', params: { seam: Seam.turnStop } }, target: 'deciding' },
-          ],
-          invoke: {
-            id: 'turnStop',
-            src: 'turnStop',
-            input: seamInput,
             onDone: [
+              { guard: 'retryAllowed', target: 'step' },
               {
-                // A stop is terminal: pending steering is discarded, later steering too (by the agent).
-                guard: 'stopReturned',
                 target: '#turn.closing',
-                actions: [
-                  { type: 'recordStop', params: ({ event }) => ({ output: event.output }) },
-                  'discardSteering',
-                  'clearSteering',
-                ],
+                actions: ['failRequest', { type: 'reportFailure', params: { origin: 'model' } }],
               },
-              { target: 'deciding' },
             ],
             onError: {
+              // A throwing recovery listener is reported and counts as `fail`.
               target: '#turn.closing',
               actions: [
-                { type: 'recordFailure', params: ({ event }) => ({ error: event.error }) },
-                { type: 'reportFailure', params: { origin: Seam.turnStop } },
+                {
+                  type: 'reportListenerFailure',
+                  params: ({ event }) => ({ origin: Seam.requestError, error: event.error }),
+                },
+                'failRequest',
+                { type: 'reportFailure', params: { origin: 'model' } },
               ],
             },
           },
-        },
-        deciding: {
-          // Pending steering overrides a stop.
-          always: [
-            bail,
-            { guard: 'shouldContinue', target: '#turn.step', reenter: true },
-            { target: '#turn.closing' },
-          ],
-        },
-      },
-    },
-    requestError: {
-      always: [
-        bail,
-        {
-          guard: { type: 'seamIsEmpty', params: { seam: Seam.requestError } },
-          target: 'closing',
-          actions: [
-            { type: 'emitDefaultDecided', params: { seam: Seam.requestError, decision: { action: 'fail' } } },
-            'failRequest',
-            { type: 'reportFailure', params: { origin: 'model' } },
-          ],
-        },
-      ],
-      invoke: {
-        id: 'requestError',
-        src: 'requestError',
-        input: ({ context }): RequestErrorInput => ({
-          ...seamInput({ context }),
-          error: context.requestFailure ?? { message: 'The model request failed' },
-          priorFailures: context.requestFailures - 1,
-        }),
-        onDone: [
-          { guard: 'retryAllowed', target: 'step' },
-          {
-            target: 'closing',
-            actions: ['failRequest', { type: 'reportFailure', params: { origin: 'model' } }],
-          },
-        ],
-        onError: {
-          // A throwing recovery listener is reported and counts as `fail`.
-          target: 'closing',
-          actions: [
-            {
-              type: 'reportListenerFailure',
-              params: ({ event }) => ({ origin: Seam.requestError, error: event.error }),
-            },
-            'failRequest',
-            { type: 'reportFailure', params: { origin: 'model' } },
-          ],
         },
       },
     },
@@ -632,14 +644,14 @@ export const turnMachine = setup({
         },
       },
       on: {
-        // turn/end is written: late injections become injection turns, written by the agent.
+        // turn/end is written: late steering is left over, late injections become injection turns.
+        STEER: { actions: { type: 'pushSteering', params: ({ event }) => ({ item: event.item }) } },
         INJECT: {
           actions: { type: 'holdInjection', params: ({ event }) => ({ injection: event.injection }) },
         },
         CANCEL: {
           actions: { type: 'dropPendingSteering', params: ({ event }) => ({ keepInbox: event.keepInbox }) },
         },
-        INTERNAL_ERROR: {},
       },
     },
     done: { type: 'final' },

@@ -3,6 +3,7 @@ import type { HookContext, PromptDecision } from '../seams/schemas.js';
 import type { DispatchScope, NotifySeamName, SeamCtx, WaterfallSeamName } from '../seams/types.js';
 import { SessionLogError } from '../session/errors.js';
 import { repairEvents } from '../session/repair.js';
+import { createReportingScope } from './agentReport.js';
 import type { TurnMachineServices } from './services.js';
 import { type AcceptedAnswer, toFailure } from './turnRules.js';
 import type { TurnContext, TurnEvent } from './turnTypes.js';
@@ -28,21 +29,37 @@ export function continuationItemId(context: Pick<TurnContext, 'agentId' | 'turn'
  */
 export function createTurnActions(services: Services) {
   const { log, seams } = services;
-  const scopeOf = (context: TurnContext): DispatchScope => ({ agentId: context.agentId, turn: context.turn });
+  const scopeOf = (context: TurnContext): DispatchScope =>
+    createReportingScope(services, context.agentId, context.turn);
   const notify = <TName extends NotifySeamName>(name: TName, payload: SeamCtx<TName>, context: TurnContext) =>
     seams.notify(name, payload, scopeOf(context));
 
   /** Runs `effect`; a failure becomes the turn's failure (assigned in the same microstep), never a throw. */
-  const contained = <TParams>(effect: (args: Args, params: TParams) => void, onFailure: Partial<TurnContext> = {}) =>
-    enqueueActions<TurnContext, TurnEvent, TParams, TurnEvent, any, any, any, any, any>(({ context, self, enqueue }, params) => {
-      try {
-        effect({ context, self }, params);
-      } catch (error) {
-        const failure = context.failure ?? { step: context.step, ...toFailure(error), code: 'INTERNAL_ERROR' };
-        enqueue.assign({ ...onFailure, failure });
-        if (!context.failure) services.reportError({ error: toFailure(error), origin: 'turn', turn: context.turn, step: context.step });
-      }
-    });
+  const contained = <TParams>(
+    effect: (args: Args, params: TParams) => void,
+    onFailure: Partial<TurnContext> = {},
+  ) =>
+    enqueueActions<TurnContext, TurnEvent, TParams, TurnEvent, any, any, any, any, any>(
+      ({ context, self, enqueue }, params) => {
+        try {
+          effect({ context, self }, params);
+        } catch (error) {
+          const failure = context.failure ?? {
+            step: context.step,
+            ...toFailure(error),
+            code: 'INTERNAL_ERROR',
+          };
+          enqueue.assign({ ...onFailure, failure });
+          if (!context.failure)
+            services.reportError({
+              error: toFailure(error),
+              origin: 'turn',
+              turn: context.turn,
+              step: context.step,
+            });
+        }
+      },
+    );
 
   const appendContexts = (contexts: readonly HookContext[]): void => {
     for (const { content, source, meta } of contexts) {

@@ -3,6 +3,7 @@ import type { ContinuationDecision, PromptDecision, RequestErrorDecision } from 
 import type { AgentHandle, DispatchScope, SeamSet } from '../seams/types.js';
 import { createRequestDeriver, type RequestDeriver } from '../session/request.js';
 import type { SessionLog } from '../session/types.js';
+import { createReportingScope } from './agentReport.js';
 import type { RunScope } from './scope.js';
 import type { TurnMachineServices } from './services.js';
 import { type AcceptedAnswer, acceptModelStep, defaultPromptDecision } from './turnRules.js';
@@ -32,17 +33,7 @@ export function turnDispatchScope(
   scope: RunScope,
   input: { agentId: string; turn: number },
 ): DispatchScope {
-  return {
-    agentId: input.agentId,
-    turn: input.turn,
-    signal: scope.controller.signal,
-    onContainedError: ({ seam, listener, error }) =>
-      services.reportError({
-        error: { message: `Listener "${listener}" on seam "${seam}" failed: ${String(error)}` },
-        origin: seam,
-        turn: input.turn,
-      }),
-  };
+  return { ...createReportingScope(services, input.agentId, input.turn), signal: scope.controller.signal };
 }
 
 interface Resolved {

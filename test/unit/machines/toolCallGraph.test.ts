@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { AnyStateMachine, AnyStateNode } from 'xstate';
 import { getShortestPaths } from 'xstate/graph';
-import { toolBatchMachine, graphEvents as toolBatchEvents } from '../../../machines/toolBatch.js';
-import { toolCallMachine, graphEvents as toolCallEvents } from '../../../machines/toolCall.js';
+import { graphEvents as toolBatchEvents, toolBatchMachine } from '../../../machines/toolBatch.js';
+import { graphEvents as toolCallEvents, toolCallMachine } from '../../../machines/toolCall.js';
 
 // Atomic states without eventless transitions: the ones a traversal can end in.
 function restingStates(machine: AnyStateMachine): string[] {
@@ -25,7 +25,8 @@ function reachedStates(machine: AnyStateMachine, input: unknown, events: readonl
   const reached = new Set<string>();
   for (const path of paths) {
     for (const step of path.steps) {
-      for (const node of step.state._nodes) if (node.type === 'atomic' || node.type === 'final') reached.add(node.id);
+      for (const node of step.state._nodes)
+        if (node.type === 'atomic' || node.type === 'final') reached.add(node.id);
     }
   }
   return [...reached].sort();
@@ -36,13 +37,26 @@ describe('graph traversal with the exported graphEvents', () => {
     const events = toolCallEvents;
     const batched = reachedStates(toolCallMachine, { scopeKey: 's', callKey: 'k', batched: true }, events);
     expect(batched).toEqual(restingStates(toolCallMachine));
-    const standalone = reachedStates(toolCallMachine, { scopeKey: 's', callKey: 'k', batched: false }, events);
+    const standalone = reachedStates(
+      toolCallMachine,
+      { scopeKey: 's', callKey: 'k', batched: false },
+      events,
+    );
     expect(standalone).toEqual(restingStates(toolCallMachine).filter((id) => !id.endsWith('awaitingCommit')));
   });
 
   it('reaches every resting state of the toolBatch machine', () => {
-    const calls = ['c1', 'c2', 'c3'].map((id) => ({ type: 'tool-call' as const, id, name: 't', arguments: '{}' }));
-    const reached = reachedStates(toolBatchMachine, { scopeKey: 's', turn: 1, step: 1, calls, maxParallel: 2 }, toolBatchEvents);
+    const calls = ['c1', 'c2', 'c3'].map((id) => ({
+      type: 'tool-call' as const,
+      id,
+      name: 't',
+      arguments: '{}',
+    }));
+    const reached = reachedStates(
+      toolBatchMachine,
+      { scopeKey: 's', turn: 1, step: 1, calls, maxParallel: 2 },
+      toolBatchEvents,
+    );
     expect(reached).toEqual(restingStates(toolBatchMachine));
   });
 });

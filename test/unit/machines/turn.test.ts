@@ -129,7 +129,13 @@ describe('turn machine edges', () => {
     const run = runTurn({ seams: createSeams(), model: scriptedModel([{ text: 'a' }]), text: 'go', store });
     while (!run.types().includes('turn/end')) await new Promise((resolve) => setTimeout(resolve, 1));
     const injection = { content: text('late'), source: { kind: 'user' as const } };
-    const steer = (id: string) => ({ id, content: text(id), source: { kind: 'user' as const }, contexts: [], wakeup: true });
+    const steer = (id: string) => ({
+      id,
+      content: text(id),
+      source: { kind: 'user' as const },
+      contexts: [],
+      wakeup: true,
+    });
     run.actor.send({ type: 'INJECT', injection });
     run.actor.send({ type: 'STEER', item: steer('dropped') });
     run.actor.send({ type: 'CANCEL', cause: { kind: 'user' }, keepInbox: false });
