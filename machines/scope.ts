@@ -1,4 +1,4 @@
-import type { ApprovalChannel, AgentHandle, SeamSet } from '../seams/types.js';
+import type { AgentHandle, ApprovalChannel, SeamSet } from '../seams/types.js';
 
 /**
  * The live handles of one run (a turn, or a standalone tool call): the listener snapshot taken when
@@ -27,7 +27,10 @@ export class ScopeTable {
   /** The scope for `key`; a missing key is a programming error named in the message. */
   get(key: string): RunScope {
     const scope = this.#scopes.get(key);
-    if (!scope) throw new Error(`No run scope "${key}": it was closed or never opened; open it before starting the machine`);
+    if (!scope)
+      throw new Error(
+        `No run scope "${key}": it was closed or never opened; open it before starting the machine`,
+      );
     return scope;
   }
 
