@@ -1,4 +1,4 @@
-import { type ActorLogic, assign, fromPromise, sendTo, setup } from 'xstate';
+import { assign, fromPromise, sendTo, setup } from 'xstate';
 import type { AgentStatus, CancelCause } from '../seams/types.js';
 import { createAgentActions, splitTurnLeftovers, toDiscardEntries } from './agentActions.js';
 import { createAgentActors, openTurnInput } from './agentTurns.js';
@@ -375,10 +375,7 @@ function causeOf(event: AgentEvent): CancelCause {
  */
 export function createAgentLogic(services: AgentMachineServices): typeof agentMachine {
   return agentMachine.provide({
-    actors: createAgentActors(services) as {
-      sessionStart: ActorLogic<any, any, any>;
-      turn: typeof turnMachine;
-    },
+    actors: createAgentActors(services),
     actions: {
       ...createAgentActions(services),
       claimHead: assign(({ context }) => {

@@ -37,12 +37,29 @@ export function toDiscardEntries(items: readonly InboxItem[], steering: boolean)
   return items.map((item) => ({ id: item.id, steering }));
 }
 
+type Effect<TParams = unknown> = (args: Args, params: TParams) => void;
+
+/** The side-effect actions `createAgentLogic` binds over the agent machine's placeholders. */
+export interface AgentActionImplementations {
+  announceStatus: Effect<{ status: AgentStatus }>;
+  notifyEnqueue: Effect<{ item: InboxItem; steering: boolean }>;
+  notifyDequeue: Effect;
+  notifyCancelRequested: Effect<{ cause: CancelCause }>;
+  discardItems: Effect<{ items: readonly DiscardEntry[] }>;
+  writeInjectionTurn: Effect<{ injection: Injection }>;
+  writeHeldInjections: Effect;
+  closeTurnScope: Effect;
+  repairTurn: Effect<{ error: unknown }>;
+  reportLateSessionStart: Effect;
+  reportSessionStartFailure: Effect<{ error: unknown }>;
+}
+
 /**
  * The side-effect actions of the agent with services bound. Failures are reported as `agent/error`,
  * never thrown: an agent keeps running.
  * @param services the agent's services
  */
-export function createAgentActions(services: AgentMachineServices) {
+export function createAgentActions(services: AgentMachineServices): AgentActionImplementations {
   const { log, seams, agentId } = services;
   const scope = createReportingScope(services, agentId);
   const notify = <TName extends NotifySeamName>(name: TName, payload: SeamCtx<TName>) =>

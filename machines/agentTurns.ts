@@ -1,4 +1,4 @@
-import { fromPromise } from 'xstate';
+import { fromPromise, type PromiseActorLogic } from 'xstate';
 import { lastTurnNumber, settleInjectionFlushes } from './agentActions.js';
 import { createReportingScope } from './agentReport.js';
 import type { AgentMachineServices } from './agentTypes.js';
@@ -36,11 +36,18 @@ export function openTurnInput(services: AgentMachineServices, item: InboxItem): 
   };
 }
 
+/** The actors `createAgentLogic` binds. */
+export interface AgentActors {
+  sessionStart: PromiseActorLogic<void, { readonly agentId: string; readonly source: 'startup' | 'resume' }>;
+  turn: ReturnType<typeof createTurnLogic>;
+  settle: PromiseActorLogic<void, { readonly agentId: string }>;
+}
+
 /**
  * The actors of the agent with services bound: the awaited session start, the turn, the final settle.
  * @param services the agent's services
  */
-export function createAgentActors(services: AgentMachineServices) {
+export function createAgentActors(services: AgentMachineServices): AgentActors {
   const { agentId } = services;
   return {
     sessionStart: fromPromise<void, { readonly agentId: string; readonly source: 'startup' | 'resume' }>(
@@ -53,7 +60,7 @@ export function createAgentActors(services: AgentMachineServices) {
         );
       },
     ),
-    turn: services.turnLogic ?? createTurnLogic(services),
+    turn: createTurnLogic(services),
     // Disposal resolves after the last flush: injection turns flush on their own.
     settle: fromPromise<void, { readonly agentId: string }>(async () => {
       await settleInjectionFlushes(services.log);

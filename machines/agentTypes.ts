@@ -1,4 +1,3 @@
-import type { AnyActorLogic } from 'xstate';
 import type { AgentStatus, ApprovalChannel, CancelCause, SeamLogger } from '../seams/types.js';
 import type { DiscardEntry, InboxItem, Injection } from './inbox.js';
 import type { TurnMachineServices } from './services.js';
@@ -47,6 +46,4 @@ export interface AgentMachineServices extends TurnMachineServices {
   /** `createAgent({ approval })`; else the registry's channel, read when a turn starts. */
   readonly approval?: ApprovalChannel;
   readonly logger: SeamLogger;
-  /** The turn logic the agent invokes (services bound); defaults to `createTurnLogic(services)`. */
-  readonly turnLogic?: AnyActorLogic;
 }

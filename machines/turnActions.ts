@@ -1,4 +1,4 @@
-import { type AnyActorRef, enqueueActions } from 'xstate';
+import { type ActionFunction, type AnyActorRef, enqueueActions } from 'xstate';
 import type { HookContext, PromptDecision } from '../seams/schemas.js';
 import type { DispatchScope, NotifySeamName, SeamCtx, WaterfallSeamName } from '../seams/types.js';
 import { SessionLogError } from '../session/errors.js';
@@ -11,6 +11,43 @@ import type { TurnContext, TurnEvent } from './turnTypes.js';
 interface Args {
   readonly context: TurnContext;
   readonly self: AnyActorRef;
+}
+
+type Effect<TParams = unknown> = ActionFunction<
+  TurnContext,
+  TurnEvent,
+  TurnEvent,
+  TParams,
+  any,
+  any,
+  any,
+  any,
+  any
+>;
+type Plain<TParams = unknown> = (args: Args, params: TParams) => void;
+
+/** The side-effect actions `createTurnLogic` binds over the turn machine's placeholders. */
+export interface TurnActionImplementations {
+  appendTurnStart: Plain;
+  recordPrompt: Effect<{ decision: PromptDecision }>;
+  recordBlocked: Effect<{ reason: string }>;
+  emitDefaultDecided: Effect<{ seam: WaterfallSeamName; decision: unknown }>;
+  recordSteering: Effect;
+  appendStepStart: Effect;
+  recordAnswer: Effect<{ answer: AcceptedAnswer }>;
+  appendStepFifo: Effect;
+  appendStepEnd: Effect;
+  closeOpenStep: Effect;
+  appendInjection: Effect<{ injection: HookContext }>;
+  announceContinueReason: Effect;
+  discardSteering: Effect;
+  abortTurn: Effect;
+  reportFailure: Effect<{ origin: string }>;
+  reportListenerFailure: Effect<{ origin: string; error: unknown }>;
+  repairCalls: Effect;
+  appendTurnEnd: Plain;
+  notifyClosed: Plain;
+  reportFlushFailure: Plain<{ error: unknown }>;
 }
 
 /** The part of `TurnMachineServices` the side-effect actions use. */
@@ -27,7 +64,7 @@ export function continuationItemId(context: Pick<TurnContext, 'agentId' | 'turn'
  * first, so the turn closes with `error` before anything else is appended), and reported.
  * @param services the agent's services
  */
-export function createTurnActions(services: Services) {
+export function createTurnActions(services: Services): TurnActionImplementations {
   const { log, seams } = services;
   const scopeOf = (context: TurnContext): DispatchScope =>
     createReportingScope(services, context.agentId, context.turn);

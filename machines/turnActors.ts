@@ -1,4 +1,4 @@
-import { fromPromise } from 'xstate';
+import { fromPromise, type PromiseActorLogic } from 'xstate';
 import type { ContinuationDecision, PromptDecision, RequestErrorDecision } from '../seams/schemas.js';
 import type { AgentHandle, DispatchScope, SeamSet } from '../seams/types.js';
 import { createRequestDeriver, type RequestDeriver } from '../session/request.js';
@@ -53,11 +53,23 @@ function resolve(services: TurnMachineServices, input: TurnSeamInput): Resolved 
   };
 }
 
+/** The actors `createTurnLogic` binds (the toolBatch comes from `createToolBatchLogic`). */
+export interface TurnActors {
+  promptSubmit: PromiseActorLogic<PromptDecision, PromptSubmitInput>;
+  preStep: PromiseActorLogic<void, TurnSeamInput>;
+  postStep: PromiseActorLogic<void, TurnSeamInput>;
+  model: PromiseActorLogic<AcceptedAnswer, TurnSeamInput>;
+  requestError: PromiseActorLogic<RequestErrorDecision, RequestErrorInput>;
+  continuation: PromiseActorLogic<ContinuationDecision, ContinuationInput>;
+  turnStop: PromiseActorLogic<TurnStopOutput, TurnSeamInput>;
+  flushLog: PromiseActorLogic<void, { readonly turn: number }>;
+}
+
 /**
  * The promise actors of the turn with services bound: one per seam, the model request and the flush.
  * @param services the agent's services
  */
-export function createTurnActors(services: TurnMachineServices) {
+export function createTurnActors(services: TurnMachineServices): TurnActors {
   return {
     promptSubmit: fromPromise<PromptDecision, PromptSubmitInput>(async ({ input }) => {
       const { seams, agent, signal, dispatch } = resolve(services, input);

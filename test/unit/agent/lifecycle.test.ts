@@ -128,6 +128,13 @@ describe('agent lifecycle', () => {
       'disposed',
     ]);
     expect(current.agent.status).toBe('disposed');
+    // For a claimed message: status(running), then its dequeue, then turn/start.
+    const order = current.notifications
+      .map((n) =>
+        n.seam === 'session/event' ? `event:${(n.payload.event as { type: string }).type}` : n.seam,
+      )
+      .filter((row) => ['agent/status', 'agent/inbox/dequeue', 'event:turn/start'].includes(row));
+    expect(order.slice(0, 3)).toEqual(['agent/status', 'agent/inbox/dequeue', 'event:turn/start']);
     current.expectInvariants({ ledger: true });
   });
 
