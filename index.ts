@@ -20,3 +20,4 @@ export type {
   ToolRegistry,
   ToolRegistryCore,
 } from './tools/types.js';
+export * from './visualize/index.js';

@@ -1,0 +1,399 @@
+import { createMachine } from 'xstate';
+
+const agentMachine = createMachine({
+  "id": "agent",
+  "initial": "starting",
+  "states": {
+    "starting": {
+      "always": {
+        "guard": "sessionStartIsEmpty",
+        "target": "ready"
+      },
+      "invoke": {
+        "id": "sessionStart",
+        "src": "sessionStart",
+        "onDone": "ready",
+        "onError": {
+          "target": "ready",
+          "actions": {
+            "type": "reportSessionStartFailure"
+          }
+        }
+      },
+      "after": {
+        "sessionStartTimeout": {
+          "target": "ready",
+          "actions": "reportLateSessionStart"
+        }
+      },
+      "on": {
+        "SEND": {
+          "actions": [
+            {
+              "type": "enqueue"
+            },
+            {
+              "type": "notifyEnqueue"
+            }
+          ]
+        },
+        "QUEUE": {
+          "actions": [
+            {
+              "type": "enqueue"
+            },
+            {
+              "type": "notifyEnqueue"
+            }
+          ]
+        },
+        "STEER": {
+          "actions": [
+            {
+              "type": "enqueue"
+            },
+            {
+              "type": "notifyEnqueue"
+            }
+          ]
+        },
+        "INJECT": {
+          "actions": {
+            "type": "writeInjectionTurn"
+          }
+        },
+        "CANCEL": {
+          "guard": "canDropQueue",
+          "actions": [
+            {
+              "type": "notifyCancelRequested"
+            },
+            {
+              "type": "discardItems"
+            },
+            "dropQueue"
+          ]
+        },
+        "DISPOSE": "disposing"
+      }
+    },
+    "ready": {
+      "always": [
+        {
+          "guard": "hasWakingItem",
+          "target": "running"
+        },
+        {
+          "target": "idle"
+        }
+      ]
+    },
+    "idle": {
+      "entry": [
+        {
+          "type": "announceStatus",
+          "params": {
+            "status": "idle"
+          }
+        },
+        {
+          "type": "setStatus",
+          "params": {
+            "status": "idle"
+          }
+        }
+      ],
+      "on": {
+        "SEND": {
+          "target": "running",
+          "actions": [
+            {
+              "type": "enqueue"
+            },
+            {
+              "type": "notifyEnqueue"
+            }
+          ]
+        },
+        "QUEUE": {
+          "actions": [
+            {
+              "type": "enqueue"
+            },
+            {
+              "type": "notifyEnqueue"
+            }
+          ]
+        },
+        "STEER": {
+          "target": "running",
+          "actions": [
+            {
+              "type": "enqueue"
+            },
+            {
+              "type": "notifyEnqueue"
+            }
+          ]
+        },
+        "INJECT": {
+          "actions": {
+            "type": "writeInjectionTurn"
+          }
+        },
+        "CANCEL": {
+          "guard": "canDropQueue",
+          "actions": [
+            {
+              "type": "notifyCancelRequested"
+            },
+            {
+              "type": "discardItems"
+            },
+            "dropQueue"
+          ]
+        },
+        "DISPOSE": "disposing"
+      }
+    },
+    "running": {
+      "entry": [
+        {
+          "type": "announceStatus",
+          "params": {
+            "status": "running"
+          }
+        },
+        {
+          "type": "setStatus",
+          "params": {
+            "status": "running"
+          }
+        }
+      ],
+      "initial": "claiming",
+      "on": {
+        "SEND": {
+          "actions": [
+            {
+              "type": "enqueue"
+            },
+            {
+              "type": "notifyEnqueue"
+            }
+          ]
+        },
+        "QUEUE": {
+          "actions": [
+            {
+              "type": "enqueue"
+            },
+            {
+              "type": "notifyEnqueue"
+            }
+          ]
+        },
+        "STEER": {
+          "actions": [
+            {
+              "type": "enqueue"
+            },
+            {
+              "type": "notifyEnqueue"
+            }
+          ]
+        }
+      },
+      "states": {
+        "claiming": {
+          "entry": [
+            "claimHead",
+            "notifyDequeue"
+          ],
+          "always": "inTurn"
+        },
+        "inTurn": {
+          "invoke": {
+            "id": "turn",
+            "src": "turn",
+            "onDone": [
+              {
+                "guard": "isDisposing",
+                "target": "#agent.disposing",
+                "actions": [
+                  "closeTurnScope",
+                  {
+                    "type": "collectTurnOutput"
+                  },
+                  "writeHeldInjections",
+                  "clearHeld",
+                  "clearTurn"
+                ]
+              },
+              {
+                "target": "settling",
+                "actions": [
+                  "closeTurnScope",
+                  {
+                    "type": "collectTurnOutput"
+                  },
+                  "writeHeldInjections",
+                  "clearHeld",
+                  {
+                    "type": "discardItems"
+                  },
+                  "clearPendingDiscard",
+                  "clearTurn"
+                ]
+              }
+            ],
+            "onError": [
+              {
+                "guard": "isDisposing",
+                "target": "#agent.disposing",
+                "actions": [
+                  "closeTurnScope",
+                  {
+                    "type": "repairTurn"
+                  },
+                  "clearTurn"
+                ]
+              },
+              {
+                "target": "settling",
+                "actions": [
+                  "closeTurnScope",
+                  {
+                    "type": "repairTurn"
+                  },
+                  {
+                    "type": "discardItems"
+                  },
+                  "clearPendingDiscard",
+                  "clearTurn"
+                ]
+              }
+            ]
+          },
+          "initial": "open",
+          "states": {
+            "open": {
+              "on": {
+                "TURN_CLOSED": "closed",
+                "STEER": {
+                  "actions": [
+                    {
+                      "type": "notifyEnqueue"
+                    },
+                    "forwardToTurn"
+                  ]
+                },
+                "INJECT": {
+                  "actions": "forwardToTurn"
+                },
+                "CANCEL": {
+                  "actions": [
+                    {
+                      "type": "notifyCancelRequested"
+                    },
+                    {
+                      "type": "deferQueueDiscard"
+                    },
+                    "forwardToTurn"
+                  ]
+                },
+                "DISPOSE": "disposing"
+              }
+            },
+            "closed": {
+              "on": {
+                "INJECT": {
+                  "actions": {
+                    "type": "holdInjection"
+                  }
+                },
+                "CANCEL": {
+                  "guard": "canDropQueue",
+                  "actions": [
+                    {
+                      "type": "notifyCancelRequested"
+                    },
+                    {
+                      "type": "deferQueueDiscard",
+                      "params": {
+                        "keepInbox": false
+                      }
+                    },
+                    "markDiscardLeftover"
+                  ]
+                },
+                "DISPOSE": "disposing"
+              }
+            },
+            "disposing": {
+              "entry": [
+                "markDisposing",
+                "cancelTurnForDisposal"
+              ],
+              "on": {
+                "INJECT": {
+                  "actions": {
+                    "type": "holdInjection"
+                  }
+                }
+              }
+            }
+          }
+        },
+        "settling": {
+          "always": [
+            {
+              "guard": "hasWakingItem",
+              "target": "claiming"
+            },
+            {
+              "target": "#agent.idle"
+            }
+          ]
+        }
+      }
+    },
+    "disposing": {
+      "entry": [
+        {
+          "type": "discardItems"
+        },
+        "dropQueue",
+        "clearPendingDiscard",
+        {
+          "type": "announceStatus",
+          "params": {
+            "status": "disposed"
+          }
+        },
+        {
+          "type": "setStatus",
+          "params": {
+            "status": "disposed"
+          }
+        }
+      ],
+      "invoke": {
+        "id": "settle",
+        "src": "settle",
+        "onDone": "disposed",
+        "onError": "disposed"
+      },
+      "on": {
+        "INJECT": {
+          "actions": {
+            "type": "writeInjectionTurn"
+          }
+        }
+      }
+    },
+    "disposed": {
+      "type": "final"
+    }
+  }
+});

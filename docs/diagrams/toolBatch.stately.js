@@ -1,0 +1,186 @@
+import { createMachine } from 'xstate';
+
+const toolBatchMachine = createMachine({
+  "id": "toolBatch",
+  "invoke": {
+    "id": "scopeWatch",
+    "src": "watchScope",
+    "onError": {
+      "actions": []
+    }
+  },
+  "on": {
+    "PREPARED": {
+      "actions": "markPrepared"
+    },
+    "SETTLED": {
+      "actions": "markSettled"
+    },
+    "ABORT": {
+      "guard": "isLive",
+      "actions": [
+        "markAborted",
+        "abortStartedCalls"
+      ]
+    },
+    "INTERNAL_ERROR": {
+      "target": ".failed",
+      "actions": "recordFailure"
+    },
+    "xstate.error.actor.*": {
+      "actions": "markCrashed"
+    }
+  },
+  "initial": "scheduling",
+  "states": {
+    "scheduling": {
+      "always": [
+        {
+          "guard": "allCommitted",
+          "target": "finishing"
+        },
+        {
+          "guard": "cursorCrashed",
+          "target": "skippingCrashed"
+        },
+        {
+          "guard": "canCommit",
+          "target": "committing"
+        },
+        {
+          "guard": "drainedAfterAbort",
+          "target": "abandoning"
+        },
+        {
+          "guard": "mayStart",
+          "target": "classifying"
+        },
+        {
+          "target": "waiting"
+        }
+      ]
+    },
+    "waiting": {
+      "on": {
+        "PREPARED": {
+          "target": "scheduling",
+          "actions": "markPrepared"
+        },
+        "SETTLED": {
+          "target": "scheduling",
+          "actions": "markSettled"
+        },
+        "ABORT": {
+          "guard": "isLive",
+          "target": "scheduling",
+          "actions": [
+            "markAborted",
+            "abortStartedCalls"
+          ]
+        },
+        "xstate.error.actor.*": {
+          "target": "scheduling",
+          "actions": "markCrashed"
+        }
+      }
+    },
+    "classifying": {
+      "on": {
+        "ABORT": {
+          "guard": "isLive",
+          "target": "scheduling",
+          "actions": [
+            "markAborted",
+            "abortStartedCalls"
+          ]
+        }
+      },
+      "invoke": {
+        "id": "classify",
+        "src": "classify",
+        "onDone": {
+          "target": "placing",
+          "actions": {
+            "type": "recordMode"
+          }
+        },
+        "onError": {
+          "target": "placing",
+          "actions": {
+            "type": "recordMode",
+            "params": {
+              "mode": "exclusive"
+            }
+          }
+        }
+      }
+    },
+    "placing": {
+      "always": [
+        {
+          "guard": "canCommit",
+          "target": "committing"
+        },
+        {
+          "guard": "nextFits",
+          "target": "starting"
+        },
+        {
+          "target": "waiting"
+        }
+      ]
+    },
+    "starting": {
+      "entry": [
+        "startCall",
+        "spawnCall",
+        "markStarted"
+      ],
+      "always": "waiting"
+    },
+    "committing": {
+      "entry": "sendCommit",
+      "on": {
+        "xstate.done.actor.*": {
+          "guard": "isCursorCall",
+          "target": "scheduling",
+          "actions": [
+            {
+              "type": "commitResult"
+            },
+            "stopCursorCall",
+            "advanceCursor"
+          ]
+        },
+        "xstate.error.actor.*": {
+          "target": "scheduling",
+          "actions": "markCrashed"
+        }
+      }
+    },
+    "skippingCrashed": {
+      "entry": [
+        "commitCrashed",
+        "stopCursorCall",
+        "advanceCursor"
+      ],
+      "always": "scheduling"
+    },
+    "abandoning": {
+      "entry": "appendAbortedPairs",
+      "always": "finishing"
+    },
+    "finishing": {
+      "entry": "requestFinish",
+      "on": {
+        "FINISH": "done"
+      }
+    },
+    "failed": {
+      "type": "final"
+    },
+    "done": {
+      "type": "final"
+    }
+  }
+});

@@ -1,0 +1,450 @@
+import { createMachine } from 'xstate';
+
+const toolCallMachine = createMachine({
+  "id": "toolCall",
+  "invoke": {
+    "id": "abortWatch",
+    "src": "watchAbort",
+    "onError": {
+      "actions": []
+    }
+  },
+  "on": {
+    "ABORT": {
+      "guard": "isLive",
+      "actions": [
+        "markAborted",
+        "abortCall"
+      ]
+    }
+  },
+  "initial": "sealing",
+  "states": {
+    "sealing": {
+      "invoke": {
+        "id": "seal",
+        "src": "seal",
+        "onDone": [
+          {
+            "guard": {
+              "type": "sealedAs",
+              "params": {
+                "outcome": "invalid-args"
+              }
+            },
+            "target": "settled",
+            "actions": [
+              "recordSeal",
+              "settleInvalidArgs"
+            ]
+          },
+          {
+            "guard": {
+              "type": "sealedAs",
+              "params": {
+                "outcome": "pre-aborted"
+              }
+            },
+            "target": "settled",
+            "actions": [
+              "recordSeal",
+              "settleAbortedBeforeDispatch"
+            ]
+          },
+          {
+            "guard": "isAborted",
+            "target": "settled",
+            "actions": [
+              "recordSeal",
+              "settleAbortedBeforeDispatch"
+            ]
+          },
+          {
+            "target": "preExecute",
+            "actions": "recordSeal"
+          }
+        ],
+        "onError": {
+          "target": "settled",
+          "actions": "settlePipelineError"
+        }
+      }
+    },
+    "preExecute": {
+      "on": {
+        "ABORT": {
+          "guard": "isLive",
+          "target": "settled",
+          "actions": [
+            "markAborted",
+            "abortCall",
+            "settleAbortedBeforeDispatch"
+          ]
+        }
+      },
+      "initial": "checking",
+      "states": {
+        "checking": {
+          "always": [
+            {
+              "guard": {
+                "type": "seamIsEmpty",
+                "params": {
+                  "seam": "tools/pre-execute"
+                }
+              },
+              "target": "#toolCall.guards",
+              "actions": {
+                "type": "emitDefaultDecided",
+                "params": {
+                  "seam": "tools/pre-execute"
+                }
+              }
+            },
+            {
+              "target": "deciding"
+            }
+          ]
+        },
+        "deciding": {
+          "invoke": {
+            "id": "preExecute",
+            "src": "preExecute",
+            "onDone": [
+              {
+                "guard": {
+                  "type": "preDecisionIs",
+                  "params": {
+                    "kind": "allow"
+                  }
+                },
+                "target": "#toolCall.guards",
+                "actions": "recordPreDecision"
+              },
+              {
+                "guard": {
+                  "type": "preDecisionIs",
+                  "params": {
+                    "kind": "ask"
+                  }
+                },
+                "target": "#toolCall.awaitingApproval",
+                "actions": "recordPreDecision"
+              },
+              {
+                "target": "#toolCall.settled",
+                "actions": [
+                  "recordPreDecision",
+                  "settleDenial"
+                ]
+              }
+            ],
+            "onError": {
+              "target": "#toolCall.settled",
+              "actions": "settlePipelineError"
+            }
+          }
+        }
+      }
+    },
+    "awaitingApproval": {
+      "on": {
+        "ABORT": {
+          "guard": "isLive",
+          "target": "settled",
+          "actions": [
+            "markAborted",
+            "abortCall",
+            "settleAbortedBeforeDispatch"
+          ]
+        }
+      },
+      "invoke": {
+        "id": "approval",
+        "src": "approval",
+        "onDone": [
+          {
+            "guard": {
+              "type": "approvalIs",
+              "params": {
+                "kind": "granted"
+              }
+            },
+            "target": "guards"
+          },
+          {
+            "guard": {
+              "type": "approvalIs",
+              "params": {
+                "kind": "aborted"
+              }
+            },
+            "target": "settled",
+            "actions": [
+              "markAborted",
+              "settleAbortedBeforeDispatch"
+            ]
+          },
+          {
+            "target": "settled",
+            "actions": "settleDenial"
+          }
+        ],
+        "onError": {
+          "target": "settled",
+          "actions": "settlePipelineError"
+        }
+      }
+    },
+    "guards": {
+      "on": {
+        "ABORT": {
+          "guard": "isLive",
+          "target": "settled",
+          "actions": [
+            "markAborted",
+            "abortCall",
+            "settleAbortedBeforeDispatch"
+          ]
+        }
+      },
+      "initial": "checking",
+      "states": {
+        "checking": {
+          "always": [
+            {
+              "guard": {
+                "type": "seamIsEmpty",
+                "params": {
+                  "seam": "guard"
+                }
+              },
+              "target": "#toolCall.dispatching"
+            },
+            {
+              "target": "deciding"
+            }
+          ]
+        },
+        "deciding": {
+          "invoke": {
+            "id": "guards",
+            "src": "guards",
+            "onDone": [
+              {
+                "guard": "guardDenied",
+                "target": "#toolCall.settled",
+                "actions": "settleDenial"
+              },
+              {
+                "target": "#toolCall.dispatching"
+              }
+            ],
+            "onError": {
+              "target": "#toolCall.settled",
+              "actions": "settlePipelineError"
+            }
+          }
+        }
+      }
+    },
+    "dispatching": {
+      "invoke": {
+        "id": "dispatch",
+        "src": "dispatch",
+        "onDone": {
+          "target": "settled",
+          "actions": "settleDispatched"
+        },
+        "onError": {
+          "target": "settled",
+          "actions": "settlePipelineError"
+        }
+      },
+      "initial": "reporting",
+      "states": {
+        "reporting": {
+          "always": [
+            {
+              "guard": "isBatched",
+              "target": "running",
+              "actions": [
+                "markPrepared",
+                {
+                  "type": "reportToBatch",
+                  "params": {
+                    "report": "PREPARED"
+                  }
+                }
+              ]
+            },
+            {
+              "target": "running",
+              "actions": "markPrepared"
+            }
+          ]
+        },
+        "running": {
+          "on": {
+            "ABORT": {
+              "guard": "isLive",
+              "target": "draining",
+              "actions": [
+                "markAborted",
+                "abortCall"
+              ]
+            }
+          }
+        },
+        "draining": {
+          "after": {
+            "cancelGrace": {
+              "target": "#toolCall.settled",
+              "actions": "settleDidNotStop"
+            }
+          }
+        }
+      }
+    },
+    "settled": {
+      "initial": "reporting",
+      "states": {
+        "reporting": {
+          "always": [
+            {
+              "guard": "isStandalone",
+              "target": "#toolCall.postExecute"
+            },
+            {
+              "guard": "wasPrepared",
+              "target": "awaitingCommit",
+              "actions": {
+                "type": "reportToBatch",
+                "params": {
+                  "report": "SETTLED"
+                }
+              }
+            },
+            {
+              "target": "awaitingCommit",
+              "actions": [
+                "markPrepared",
+                {
+                  "type": "reportToBatch",
+                  "params": {
+                    "report": "PREPARED"
+                  }
+                },
+                {
+                  "type": "reportToBatch",
+                  "params": {
+                    "report": "SETTLED"
+                  }
+                }
+              ]
+            }
+          ]
+        },
+        "awaitingCommit": {
+          "on": {
+            "COMMIT": "#toolCall.postExecute"
+          }
+        }
+      }
+    },
+    "postExecute": {
+      "initial": "checking",
+      "states": {
+        "checking": {
+          "always": [
+            {
+              "guard": "skipsPost",
+              "target": "#toolCall.finalizing"
+            },
+            {
+              "guard": {
+                "type": "seamIsEmpty",
+                "params": {
+                  "seam": "tools/post-execute"
+                }
+              },
+              "target": "#toolCall.finalizing",
+              "actions": {
+                "type": "emitDefaultDecided",
+                "params": {
+                  "seam": "tools/post-execute"
+                }
+              }
+            },
+            {
+              "target": "reviewing"
+            }
+          ]
+        },
+        "reviewing": {
+          "on": {
+            "ABORT": {
+              "guard": "isLive",
+              "target": "#toolCall.finalizing",
+              "actions": [
+                "markAborted",
+                "abortCall",
+                "abandonReview"
+              ]
+            }
+          },
+          "invoke": {
+            "id": "postExecute",
+            "src": "postExecute",
+            "onDone": {
+              "target": "#toolCall.finalizing",
+              "actions": "applyReview"
+            },
+            "onError": {
+              "target": "#toolCall.finalizing",
+              "actions": "settleReviewFailure"
+            }
+          }
+        }
+      }
+    },
+    "finalizing": {
+      "entry": "assembleResult",
+      "initial": "checking",
+      "states": {
+        "checking": {
+          "always": [
+            {
+              "guard": "hasNoFinalizer",
+              "target": "#toolCall.notifying"
+            },
+            {
+              "target": "running"
+            }
+          ]
+        },
+        "running": {
+          "invoke": {
+            "id": "finalize",
+            "src": "finalize",
+            "onDone": {
+              "target": "#toolCall.notifying",
+              "actions": "applyFinalized"
+            },
+            "onError": {
+              "target": "#toolCall.notifying",
+              "actions": "settleFinalizeFailure"
+            }
+          }
+        }
+      }
+    },
+    "notifying": {
+      "entry": "notifyResult",
+      "always": "done"
+    },
+    "done": {
+      "type": "final"
+    }
+  }
+});
