@@ -1,0 +1,75 @@
+import { Seam, type SeamPlugin, type Seams } from '../seams/index.js';
+import { type CapabilityReport, describeCapabilities } from './capabilities.js';
+import type { DialectRules } from './dialect.js';
+import type { BridgeRuntime } from './fire.js';
+import { createListenerKit, listenerName } from './listenerKit.js';
+import { createPromptSubmitListener } from './onPromptSubmit.js';
+import { createSessionStartListener } from './onSessionStart.js';
+import { createStopListener, createTurnStopListener } from './onStop.js';
+import { createPostToolListener, createPreToolListener } from './onToolUse.js';
+import type { ResolvedHookBridgeOptions } from './options.js';
+import type { Dialect, HookEventName, HookTable } from './types.js';
+
+/** A loaded hooks config as a seam plugin. */
+export interface HookBridge extends SeamPlugin {
+  readonly dialect: Dialect;
+  /** Per handler: what is honored, what is degraded; plus unsupported entries and run-time notes. */
+  capabilities(): CapabilityReport;
+}
+
+/** What `createHookBridge` binds together. */
+export interface HookBridgeParts {
+  readonly rules: DialectRules;
+  readonly table: HookTable;
+  readonly options: ResolvedHookBridgeOptions;
+  /** Codex `model` payload field. */
+  readonly model?: string;
+}
+
+function registerListeners(seams: Seams, runtime: BridgeRuntime): void {
+  const kit = createListenerKit(runtime, seams);
+  const has = (event: HookEventName): boolean => runtime.table.handlers.some((h) => h.event === event);
+  const name = (suffix?: string) => ({ name: listenerName(kit, suffix) });
+  // Only seams with handlers get a listener: an empty seam costs nothing.
+  if (has('SessionStart')) seams.on(Seam.sessionStart, createSessionStartListener(kit), name('SessionStart'));
+  if (has('UserPromptSubmit'))
+    seams.on(Seam.promptSubmit, createPromptSubmitListener(kit), name('UserPromptSubmit'));
+  if (has('PreToolUse')) seams.on(Seam.preExecute, createPreToolListener(kit), name('PreToolUse'));
+  if (has('PostToolUse')) seams.on(Seam.postExecute, createPostToolListener(kit), name('PostToolUse'));
+  if (has('Stop')) seams.on(Seam.turnContinuation, createStopListener(kit), name('Stop'));
+  // `continue: false` from these events ends the turn here; the listener's name becomes `stoppedBy`.
+  if (has('PreToolUse') || has('PostToolUse') || has('Stop'))
+    seams.on(Seam.turnStop, createTurnStopListener(kit), name());
+}
+
+/**
+ * Binds a dialect and a loaded config into a plugin that registers one listener per mapped seam.
+ * Unsupported entries are reported once per `apply()` as warnings (and by `capabilities()`).
+ * @param parts dialect rules, config table and resolved options
+ */
+export function createHookBridge(parts: HookBridgeParts): HookBridge {
+  const { rules, table, options } = parts;
+  const runtime: BridgeRuntime = {
+    rules,
+    table,
+    scrubCredentials: options.scrubCredentials,
+    maxOutputBytes: options.maxOutputBytes,
+    killGraceMs: options.killGraceMs,
+    stderrSummaryChars: options.stderrSummaryChars,
+    transcriptPath: options.transcriptPath,
+    model: parts.model ?? '',
+    stopContinuationCap: options.stopContinuationCap,
+    runtimeNotes: [],
+  };
+  const capabilities = (): CapabilityReport => describeCapabilities(runtime, options.sessionStartTimeoutMs);
+  return Object.freeze({
+    name: rules.pluginName,
+    dialect: rules.dialect,
+    capabilities,
+    apply(seams: Seams): void {
+      for (const item of capabilities().unsupported)
+        seams.logger.warn?.(`${rules.pluginName}: skipping ${item.reason} (${item.file})`);
+      registerListeners(seams, runtime);
+    },
+  });
+}

@@ -1,0 +1,169 @@
+import type { BridgeRuntime } from './fire.js';
+import type { Dialect, HookEventName, HookHandler } from './types.js';
+
+/** What will happen for one configured handler. */
+export interface HandlerCapability {
+  readonly handlerId: string;
+  readonly event: HookEventName;
+  readonly seam: string;
+  readonly command: string;
+  readonly file: string;
+  readonly matcher?: string;
+  readonly timeoutMs: number;
+  readonly honored: readonly string[];
+  readonly degraded: readonly string[];
+}
+
+/** `bridge.capabilities()`: honored, degraded and unsupported parts of the config. */
+export interface CapabilityReport {
+  readonly dialect: Dialect;
+  readonly handlers: readonly HandlerCapability[];
+  /** Entries that never run: unsupported events, handler types, async hooks. */
+  readonly unsupported: readonly { readonly event: string; readonly file: string; readonly reason: string }[];
+  /** Things that happened at run time (a Stop cap that was hit…). */
+  readonly runtime: readonly string[];
+}
+
+const SEAM: Record<HookEventName, string> = {
+  SessionStart: 'agent/session-start',
+  UserPromptSubmit: 'agent/prompt-submit',
+  PreToolUse: 'tools/pre-execute',
+  PostToolUse: 'tools/post-execute',
+  Stop: 'agent/turn-continuation',
+};
+
+const SYSTEM_MESSAGE = 'systemMessage is recorded and reported, never shown to the model';
+
+function honoredFor(dialect: Dialect, event: HookEventName, cap: number): string[] {
+  const block = dialect === 'codex' ? 'exit 2 with a reason on stderr' : 'exit 2';
+  switch (event) {
+    case 'SessionStart':
+      return ['additionalContext and plain stdout are injected before the first request'];
+    case 'UserPromptSubmit':
+      return [
+        `block (${block}, decision "block") rejects the turn`,
+        'additionalContext and plain stdout become context',
+        'continue:false rejects the turn with stopReason',
+      ];
+    case 'PreToolUse':
+      return [
+        `deny (${block}, permissionDecision "deny", decision "block")`,
+        ...(dialect === 'claude-code' ? ['ask goes to the approval channel'] : []),
+        'additionalContext is recorded after the call result',
+        'continue:false denies the call and stops the turn after this step',
+      ];
+    case 'PostToolUse':
+      return [
+        dialect === 'claude-code'
+          ? 'decision "block" keeps the output and adds the reason'
+          : 'decision "block" replaces the output with the reason',
+        ...(dialect === 'claude-code' ? ['updatedToolOutput replaces the output shown to the model'] : []),
+        'additionalContext is recorded after the call result',
+        'continue:false stops the turn after this step',
+      ];
+    case 'Stop':
+      return [
+        `decision "block" (${block}) continues the turn with the reason, at most ${cap} times per turn`,
+        'stop_hook_active is true once a Stop hook continued the turn',
+        'continue:false stops the turn',
+      ];
+  }
+}
+
+function degradedFor(dialect: Dialect, event: HookEventName): string[] {
+  switch (event) {
+    case 'SessionStart':
+      return [
+        'not recorded as hook/* (no turn is open); failures are reported as agent/error',
+        'initialUserMessage, sessionTitle, watchPaths and CLAUDE_ENV_FILE are ignored',
+      ];
+    case 'UserPromptSubmit':
+      return [SYSTEM_MESSAGE, 'sessionTitle and suppressOriginalPrompt are ignored'];
+    case 'PreToolUse':
+      return [
+        'updatedInput is recorded, not honored (arguments are sealed before policy)',
+        dialect === 'claude-code' ? 'defer is treated as ask' : 'ask and defer are ignored (Codex)',
+        'allow does not bypass later policy: the rest of the chain still decides',
+        SYSTEM_MESSAGE,
+      ];
+    case 'PostToolUse':
+      return [
+        'runs after successful calls only (denied or failed calls do not fire it)',
+        ...(dialect === 'codex' ? ['updatedToolOutput is not supported (Codex)'] : []),
+        SYSTEM_MESSAGE,
+      ];
+    case 'Stop':
+      return ['hookSpecificOutput.additionalContext on Stop is ignored', SYSTEM_MESSAGE];
+  }
+}
+
+function describeHandler(
+  runtime: BridgeRuntime,
+  handler: HookHandler,
+  sessionStartTimeoutMs: number,
+): HandlerCapability {
+  const { dialect } = runtime.rules;
+  const degraded = degradedFor(dialect, handler.event);
+  if (handler.ignoredMatcher !== undefined)
+    degraded.push(
+      `matcher ${JSON.stringify(handler.ignoredMatcher)} is ignored: ${handler.event} always fires`,
+    );
+  if (handler.event === 'SessionStart' && handler.timeoutMs > sessionStartTimeoutMs)
+    degraded.push(
+      `timeout ${handler.timeoutMs} ms exceeds the agent's session-start wait of ${sessionStartTimeoutMs} ms: the first turn may start without its context`,
+    );
+  const first = runtime.rules.dedupeCommands
+    ? runtime.table.handlers.find((h) => h.event === handler.event && h.command === handler.command)
+    : undefined;
+  if (first !== undefined && first !== handler)
+    degraded.push(`same command as ${first.id}: runs once per event, recorded under ${first.id}`);
+  return {
+    handlerId: handler.id,
+    event: handler.event,
+    seam: SEAM[handler.event],
+    command: handler.command,
+    file: handler.file,
+    ...(handler.matcher === undefined ? {} : { matcher: handler.matcher }),
+    timeoutMs: handler.timeoutMs,
+    honored: honoredFor(dialect, handler.event, runtime.stopContinuationCap),
+    degraded,
+  };
+}
+
+/**
+ * The capability report of a loaded bridge.
+ * @param runtime the bridge's settings and config
+ * @param sessionStartTimeoutMs the agent's session-start wait, to flag SessionStart hooks that outlive it
+ */
+export function describeCapabilities(
+  runtime: BridgeRuntime,
+  sessionStartTimeoutMs: number,
+): CapabilityReport {
+  const { table } = runtime;
+  return {
+    dialect: table.dialect,
+    handlers: table.handlers.map((handler) => describeHandler(runtime, handler, sessionStartTimeoutMs)),
+    unsupported: [
+      ...table.unsupportedEvents.map(({ event, file }) => ({
+        event,
+        file,
+        reason: `event "${event}" is not supported by the ${table.dialect} bridge`,
+      })),
+      ...table.skipped.map(({ id, event, file, reason }) => ({ event, file, reason: `${id}: ${reason}` })),
+    ],
+    runtime: [...runtime.runtimeNotes],
+  };
+}
+
+/** The report as text, one line per fact (what the CLI prints at start-up). */
+export function formatCapabilities(report: CapabilityReport): string {
+  const lines = [`${report.dialect} hooks: ${report.handlers.length} handler(s)`];
+  for (const handler of report.handlers) {
+    const matcher = handler.matcher === undefined ? '' : ` [${handler.matcher}]`;
+    lines.push(`  ${handler.handlerId}${matcher} → ${handler.seam}: ${handler.command}`);
+    for (const item of handler.degraded) lines.push(`    degraded: ${item}`);
+  }
+  for (const item of report.unsupported) lines.push(`  unsupported: ${item.reason} (${item.file})`);
+  for (const item of report.runtime) lines.push(`  note: ${item}`);
+  return lines.join('\n');
+}

@@ -1,0 +1,3 @@
+// The Claude Code bridge's public face.
+export { type ClaudeCodeHooksOptions, claudeCodeHooks } from './claudeCodeHooks.js';
+export { claudeCodeRules } from './rules.js';

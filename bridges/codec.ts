@@ -1,0 +1,178 @@
+import type { JsonValue } from '../seams/index.js';
+import type { Dialect, HookEventName, HookRun, HookVerdict, VerdictKind } from './types.js';
+
+/** Longest additional context kept from one hook (the rest is cut with a note). */
+export const MAX_CONTEXT_CHARS = 10_000;
+
+/** The reason used when a hook blocks without saying why. */
+export function defaultBlockReason(event: HookEventName): string {
+  return `blocked by ${event} hook`;
+}
+
+/** Caps a model-facing text at `MAX_CONTEXT_CHARS`, saying how much was cut. */
+export function capContext(text: string): { text: string; note?: string } {
+  if (text.length <= MAX_CONTEXT_CHARS) return { text };
+  const cut = text.length - MAX_CONTEXT_CHARS;
+  return {
+    text: `${text.slice(0, MAX_CONTEXT_CHARS)}\n[truncated: ${cut} more characters from the hook were dropped]`,
+    note: `additionalContext capped at ${MAX_CONTEXT_CHARS} characters (${cut} dropped)`,
+  };
+}
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] };
+type Draft = Mutable<Omit<HookVerdict, 'notes'>> & { notes: string[] };
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return value !== null && typeof value === 'object' && !Array.isArray(value);
+}
+
+function stringField(record: Record<string, unknown>, key: string): string | undefined {
+  const value = record[key];
+  return typeof value === 'string' && value.trim() !== '' ? value : undefined;
+}
+
+/** Parses stdout as a JSON object when it looks like one; `'invalid'` when it looks like one and is not. */
+function parseJsonObject(trimmed: string, dialect: Dialect): Record<string, unknown> | 'invalid' | undefined {
+  // Claude: `{…}` only; Codex treats anything starting like JSON as JSON (and rejects what is not an object).
+  const looksJson =
+    dialect === 'claude-code'
+      ? trimmed.startsWith('{') && trimmed.endsWith('}')
+      : trimmed.startsWith('{') || trimmed.startsWith('[');
+  if (!looksJson) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(trimmed);
+    return isRecord(parsed) ? parsed : 'invalid';
+  } catch {
+    return 'invalid';
+  }
+}
+
+function setContext(draft: Draft, text: string): void {
+  const capped = capContext(text);
+  draft.context = capped.text;
+  if (capped.note) draft.notes.push(capped.note);
+}
+
+function permission(draft: Draft, value: unknown, dialect: Dialect): void {
+  const kinds: Record<string, VerdictKind> = { allow: 'allow', deny: 'block', ask: 'ask', defer: 'ask' };
+  if (typeof value !== 'string' || !(value in kinds)) {
+    draft.notes.push(`permissionDecision ${JSON.stringify(value)} is not allow|deny|ask|defer (ignored)`);
+    return;
+  }
+  if (dialect === 'codex' && (value === 'ask' || value === 'defer')) {
+    draft.notes.push(`permissionDecision "${value}" is not supported by Codex hooks (ignored)`);
+    return;
+  }
+  if (value === 'defer') draft.notes.push('permissionDecision "defer" treated as "ask"');
+  draft.kind = kinds[value] ?? 'none';
+}
+
+/** Applies the fields of `hookSpecificOutput` when it names this event. */
+function applySpecific(draft: Draft, raw: unknown, event: HookEventName, dialect: Dialect): void {
+  if (!isRecord(raw)) {
+    draft.notes.push('hookSpecificOutput is not an object (ignored)');
+    return;
+  }
+  if (raw.hookEventName !== event) {
+    draft.notes.push(
+      `hookSpecificOutput.hookEventName is ${JSON.stringify(raw.hookEventName)}, expected "${event}" (its fields were ignored)`,
+    );
+    return;
+  }
+  if (event === 'PreToolUse' && raw.permissionDecision !== undefined) {
+    permission(draft, raw.permissionDecision, dialect);
+    const reason = stringField(raw, 'permissionDecisionReason');
+    if (reason !== undefined) draft.reason = reason;
+  }
+  const context = stringField(raw, 'additionalContext');
+  if (context !== undefined) {
+    if (event === 'Stop') draft.notes.push('additionalContext on Stop is not supported (ignored)');
+    else setContext(draft, context);
+  }
+  if (raw.updatedInput !== undefined)
+    draft.notes.push('updatedInput not honored: tool arguments are sealed before policy runs');
+  if (raw.updatedToolOutput !== undefined) {
+    if (event === 'PostToolUse' && dialect === 'claude-code')
+      draft.updatedToolOutput = raw.updatedToolOutput as JsonValue;
+    else draft.notes.push(`updatedToolOutput is not supported on ${event} (ignored)`);
+  }
+}
+
+/** Applies a hook's JSON answer (universal fields, legacy `decision`, `hookSpecificOutput`). */
+function applyJson(
+  draft: Draft,
+  json: Record<string, unknown>,
+  event: HookEventName,
+  dialect: Dialect,
+): void {
+  if (json.continue === false) {
+    const reason = stringField(json, 'stopReason');
+    draft.stop = reason === undefined ? {} : { reason };
+  }
+  const systemMessage = stringField(json, 'systemMessage');
+  if (systemMessage !== undefined) draft.systemMessage = systemMessage;
+  if (json.decision === 'block') {
+    draft.kind = 'block';
+    const reason = stringField(json, 'reason');
+    if (reason !== undefined) draft.reason = reason;
+  } else if (json.decision === 'approve' && event === 'PreToolUse') {
+    draft.kind = 'allow';
+  } else if (json.decision !== undefined) {
+    draft.notes.push(`decision ${JSON.stringify(json.decision)} is not understood on ${event} (ignored)`);
+  }
+  if (json.hookSpecificOutput !== undefined) applySpecific(draft, json.hookSpecificOutput, event, dialect);
+}
+
+function firstLine(text: string): string {
+  return text.trim().split('\n')[0]?.slice(0, 200) ?? '';
+}
+
+function fail(draft: Draft, note: string): HookVerdict {
+  return { kind: 'none', failure: 'error', notes: [...draft.notes, note] };
+}
+
+/**
+ * Decodes one hook run into a verdict, by the dialect's rules: exit 2 blocks, JSON on stdout
+ * decides (Claude: on every exit code; Codex: on exit 0 only), plain stdout on exit 0 is context
+ * for SessionStart and UserPromptSubmit, anything else is a non-blocking error.
+ * @param run what the process did
+ * @param event the hook event it ran for (checked against `hookSpecificOutput.hookEventName`)
+ * @param dialect `claude-code` or `codex`
+ */
+export function decodeHookOutput(run: HookRun, event: HookEventName, dialect: Dialect): HookVerdict {
+  const draft: Draft = { kind: 'none', notes: [...run.notes] };
+  if (run.outcome === 'timeout') return { kind: 'none', failure: 'timeout', notes: draft.notes };
+  if (run.outcome === 'cancelled') return fail(draft, 'cancelled');
+  if (run.outcome === 'spawn-error') return fail(draft, 'the hook could not be started');
+  if (run.exitCode === null) return fail(draft, 'the hook was killed by a signal');
+
+  const trimmed = run.stdout.trim();
+  const jsonAllowed = dialect === 'claude-code' || run.exitCode === 0;
+  const json = jsonAllowed ? parseJsonObject(trimmed, dialect) : undefined;
+  if (json === 'invalid') draft.notes.push('stdout looks like JSON but is not a valid JSON object');
+  else if (json !== undefined) applyJson(draft, json, event, dialect);
+
+  if (run.exitCode === 2) {
+    const stderr = run.stderr.trim();
+    if (dialect === 'codex' && stderr === '')
+      return fail(draft, 'exit 2 without a reason on stderr fails open');
+    return {
+      ...draft,
+      kind: 'block',
+      reason: (draft.kind === 'block' ? draft.reason : undefined) ?? (stderr || defaultBlockReason(event)),
+    };
+  }
+  if (json === 'invalid') return fail(draft, `exited with code ${run.exitCode}`);
+  if (json !== undefined) {
+    if (dialect === 'codex' && draft.kind === 'block' && draft.reason === undefined)
+      return fail(draft, 'a Codex block needs a non-empty reason; fails open');
+    return draft;
+  }
+  if (run.exitCode !== 0) {
+    const line = firstLine(run.stderr);
+    return fail(draft, `non-blocking error: exited with code ${run.exitCode}${line ? `: ${line}` : ''}`);
+  }
+  if (trimmed !== '' && (event === 'SessionStart' || event === 'UserPromptSubmit'))
+    setContext(draft, trimmed);
+  return draft;
+}

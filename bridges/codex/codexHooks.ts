@@ -1,0 +1,35 @@
+import { createHookBridge, type HookBridge } from '../bridge.js';
+import { loadHookTable } from '../loadConfig.js';
+import { type HookBridgeOptions, optionalString, resolveHookBridgeOptions } from '../options.js';
+import { type HookSourceArgument, splitSourceArgument } from '../sources.js';
+import { codexRules } from './rules.js';
+
+/** Options of `codexHooks`. */
+export interface CodexHooksOptions extends HookBridgeOptions {
+  /** `hooks.json` files (`~/.codex/hooks.json`, `<repo>/.codex/hooks.json`…); entries add up. */
+  configFiles?: readonly string[];
+  /** The `model` field of every payload (default `""`). */
+  model?: string;
+}
+
+const FACTORY = 'codexHooks';
+
+/**
+ * Loads Codex `hooks.json` files and returns a seam plugin that runs them; a malformed file
+ * rejects with `HookConfigError` naming the file and the JSON path.
+ * @param configOrPath a hooks.json path, a config object, a list of them, or `{ configFiles, ...options }`
+ * @param options model name, credential scrub, Stop cap…
+ * @example
+ * const hooks = await codexHooks('.codex/hooks.json', { model: 'gpt-5' });
+ * seams.use(hooks);
+ */
+export async function codexHooks(
+  configOrPath: HookSourceArgument | CodexHooksOptions,
+  options?: CodexHooksOptions,
+): Promise<HookBridge> {
+  const split = splitSourceArgument(FACTORY, configOrPath, options, 'configFiles');
+  const resolved = resolveHookBridgeOptions(FACTORY, split.options);
+  const model = optionalString(FACTORY, split.options, 'model');
+  const table = await loadHookTable(split.sources, { dialect: 'codex' });
+  return createHookBridge({ rules: codexRules, table, options: resolved, ...(model ? { model } : {}) });
+}

@@ -1,0 +1,3 @@
+// The Codex bridge's public face.
+export { type CodexHooksOptions, codexHooks } from './codexHooks.js';
+export { codexRules } from './rules.js';

@@ -1,0 +1,165 @@
+import type { AgentHandle, JsonValue, SeamLogger } from '../seams/index.js';
+import { decodeHookOutput } from './codec.js';
+import type { DialectRules } from './dialect.js';
+import { buildHookEnv } from './env.js';
+import { hookInvoked, hookResult } from './events.js';
+import { mergeVerdicts } from './merge.js';
+import { runHook } from './runner.js';
+import type {
+  HookEventName,
+  HookHandler,
+  HookTable,
+  HookVerdict,
+  LoggedDecision,
+  MergedVerdict,
+} from './types.js';
+
+/** Everything a bridge fixes once: dialect, config and process settings. */
+export interface BridgeRuntime {
+  readonly rules: DialectRules;
+  readonly table: HookTable;
+  readonly scrubCredentials: boolean;
+  readonly maxOutputBytes: number;
+  readonly killGraceMs: number;
+  readonly stderrSummaryChars: number;
+  readonly transcriptPath: string | undefined;
+  readonly model: string;
+  readonly stopContinuationCap: number;
+  /** Things that happened at run time worth a line in the capability report. */
+  readonly runtimeNotes: string[];
+}
+
+/** One firing of an event. */
+export interface HookFiring {
+  readonly event: HookEventName;
+  /** Tested against matchers (tool name or session source); absent for matcher-less events. */
+  readonly subject?: string;
+  readonly payload: Record<string, JsonValue>;
+  readonly cwd: string;
+  readonly signal: AbortSignal;
+  /** Where `hook/*` events go; absent outside a turn (session start, agent-less tool calls). */
+  readonly record?: { readonly agent: AgentHandle; readonly turn: number };
+  readonly logger: SeamLogger;
+  /** Extra note for a blocking hook's `hook/result` (e.g. a cap that overrode it). */
+  readonly blockNote?: string;
+}
+
+/** The merged outcome plus each handler's verdict, in config order. */
+export interface FiredEvent {
+  readonly merged: MergedVerdict;
+  readonly results: readonly { readonly handler: HookHandler; readonly verdict: HookVerdict }[];
+}
+
+/** The handlers an event runs: matching ones, identical commands once when the dialect dedupes. */
+export function selectHandlers(
+  runtime: BridgeRuntime,
+  event: HookEventName,
+  subject?: string,
+): HookHandler[] {
+  const seen = new Set<string>();
+  return runtime.table.handlers.filter((handler) => {
+    if (handler.event !== event) return false;
+    if (subject !== undefined && !handler.matches(subject)) return false;
+    if (!runtime.rules.dedupeCommands) return true;
+    if (seen.has(handler.command)) return false;
+    seen.add(handler.command);
+    return true;
+  });
+}
+
+/** The `decision` recorded for one handler. */
+export function loggedDecision(event: HookEventName, verdict: HookVerdict): LoggedDecision {
+  if (verdict.stop) return 'stop';
+  if (verdict.failure) return verdict.failure;
+  if (verdict.kind === 'block')
+    return event === 'PreToolUse' ? 'deny' : event === 'Stop' ? 'continue' : 'block';
+  return verdict.kind;
+}
+
+function summarize(stderr: string, max: number): string | undefined {
+  const trimmed = stderr.trim();
+  if (trimmed === '') return undefined;
+  return trimmed.length > max ? `${trimmed.slice(0, max)}…` : trimmed;
+}
+
+function append(firing: HookFiring, type: string, data: JsonValue): void {
+  try {
+    firing.record?.agent.log.append(type, data);
+  } catch (error) {
+    firing.logger.error(`${type} could not be recorded: ${(error as Error).message}`, { error });
+  }
+}
+
+/**
+ * Runs the handlers of one event in parallel and merges their verdicts in config order. Every
+ * `hook/invoked` is appended before the launch and every `hook/result` after the merge, so the log
+ * does not depend on which hook finished first. Returns `undefined` when no handler matches.
+ * @param runtime the bridge's settings
+ * @param firing event, subject, payload and where to record
+ */
+export async function fireHookEvent(
+  runtime: BridgeRuntime,
+  firing: HookFiring,
+): Promise<FiredEvent | undefined> {
+  const handlers = selectHandlers(runtime, firing.event, firing.subject);
+  if (handlers.length === 0) return undefined;
+  const { rules } = runtime;
+  const turn = firing.record?.turn ?? 0;
+  for (const handler of handlers) {
+    append(firing, hookInvoked.type, {
+      turn,
+      event: firing.event,
+      dialect: rules.dialect,
+      handlerId: handler.id,
+      ...(handler.matcher === undefined ? {} : { matcher: handler.matcher }),
+    });
+  }
+  const stdin = JSON.stringify(firing.payload) + (rules.stdinNewline ? '\n' : '');
+  const env = buildHookEnv({
+    base: process.env,
+    extra: rules.extraEnv({ cwd: firing.cwd }),
+    scrubCredentials: runtime.scrubCredentials,
+  });
+  const runs = await Promise.all(
+    handlers.map((handler) =>
+      runHook({
+        command: handler.command,
+        cwd: firing.cwd,
+        env,
+        stdin,
+        timeoutMs: handler.timeoutMs,
+        signal: firing.signal,
+        maxOutputBytes: runtime.maxOutputBytes,
+        killGraceMs: runtime.killGraceMs,
+      }),
+    ),
+  );
+  const results = handlers.map((handler, i) => ({
+    handler,
+    run: runs[i]!,
+    verdict: decodeHookOutput(runs[i]!, firing.event, rules.dialect),
+  }));
+  const merged = mergeVerdicts(results.map((result) => result.verdict));
+  // A cancelled seam's decision is ignored by the machine; its results would land after the turn moved on.
+  if (firing.signal.aborted) return { merged, results };
+  for (const { handler, run, verdict } of results) {
+    const notes = [...verdict.notes];
+    if (verdict.systemMessage !== undefined) notes.push(`systemMessage: ${verdict.systemMessage}`);
+    if (verdict.kind === 'block' && firing.blockNote !== undefined) notes.push(firing.blockNote);
+    const stderrSummary = summarize(run.stderr, runtime.stderrSummaryChars);
+    const data: Record<string, JsonValue> = {
+      turn,
+      event: firing.event,
+      handlerId: handler.id,
+      decision: loggedDecision(firing.event, verdict),
+      ...(run.exitCode === null ? {} : { exitCode: run.exitCode }),
+      durationMs: run.durationMs,
+      ...(stderrSummary === undefined ? {} : { stderrSummary }),
+      ...(notes.length > 0 ? { notes } : {}),
+    };
+    append(firing, hookResult.type, data);
+    if (verdict.systemMessage !== undefined)
+      firing.logger.warn?.(`${handler.id} systemMessage: ${verdict.systemMessage}`);
+  }
+  return { merged, results };
+}

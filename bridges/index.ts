@@ -1,0 +1,23 @@
+// The bridges folder's only public face.
+export type { HookBridge } from './bridge.js';
+export type { CapabilityReport, HandlerCapability } from './capabilities.js';
+export { formatCapabilities } from './capabilities.js';
+export { type ClaudeCodeHooksOptions, claudeCodeHooks } from './claude-code/index.js';
+export { decodeHookOutput, MAX_CONTEXT_CHARS } from './codec.js';
+export { type CodexHooksOptions, codexHooks } from './codex/index.js';
+export { HookConfigError, type HookConfigErrorCode } from './errors.js';
+export { type HookInvokedData, type HookResultData, hookInvoked, hookResult } from './events.js';
+export { type HookPluginFiles, loadHookPlugins } from './loadHookPlugins.js';
+export { compileMatcher, MatcherSyntaxError } from './matcher.js';
+export { mergeVerdicts } from './merge.js';
+export type { HookBridgeOptions } from './options.js';
+export { type RunHookOptions, runHook } from './runner.js';
+export type {
+  Dialect,
+  HookEventName,
+  HookRun,
+  HookVerdict,
+  LoggedDecision,
+  MergedVerdict,
+} from './types.js';
+export { HookEvent } from './types.js';

@@ -1,0 +1,32 @@
+import type { HookBridge } from './bridge.js';
+import { claudeCodeHooks } from './claude-code/index.js';
+import { codexHooks } from './codex/index.js';
+import type { HookBridgeOptions } from './options.js';
+
+/** The hook config files the CLI was given. */
+export interface HookPluginFiles {
+  readonly claudeSettings: readonly string[];
+  readonly codexHooks: readonly string[];
+}
+
+/**
+ * Loads every hooks config the CLI was given: one Claude Code bridge for all `--claude-settings`
+ * files, one Codex bridge for all `--codex-hooks` files (none for an empty list). A malformed file
+ * rejects with `HookConfigError`, whose message names the file and the JSON path.
+ * @param files the settings and hooks.json paths, in command-line order
+ * @param options shared bridge options (credential scrub, Stop cap, transcript path…)
+ * @example
+ * const bridges = await loadHookPlugins({ claudeSettings: ['.claude/settings.json'], codexHooks: [] });
+ * for (const bridge of bridges) seams.use(bridge);
+ */
+export async function loadHookPlugins(
+  files: HookPluginFiles,
+  options: HookBridgeOptions = {},
+): Promise<HookBridge[]> {
+  const bridges: HookBridge[] = [];
+  if (files.claudeSettings.length > 0)
+    bridges.push(await claudeCodeHooks({ ...options, settingsFiles: files.claudeSettings }));
+  if (files.codexHooks.length > 0)
+    bridges.push(await codexHooks({ ...options, configFiles: files.codexHooks }));
+  return bridges;
+}

@@ -1,0 +1,36 @@
+import type { Listener } from '../seams/index.js';
+import { defaultBlockReason } from './codec.js';
+import { hookContexts, prependContexts } from './contexts.js';
+import { fireHookEvent } from './fire.js';
+import { type ListenerKit, payloadScope } from './listenerKit.js';
+import { buildPayload, textOf } from './payload.js';
+import { HookEvent } from './types.js';
+
+const event = HookEvent.userPromptSubmit;
+
+/**
+ * `UserPromptSubmit` on `agent/prompt-submit`: a block (or `continue: false`) rejects the turn;
+ * contexts ride on the downstream `allow`, so later listeners' rewrites and contexts survive.
+ * @param kit the applied bridge's shared state
+ */
+export function createPromptSubmitListener(kit: ListenerKit): Listener<'agent/prompt-submit'> {
+  const { runtime } = kit;
+  return async (ctx, next) => {
+    const scope = payloadScope(kit, ctx.agent, ctx.turn);
+    const fired = await fireHookEvent(runtime, {
+      event,
+      payload: buildPayload(runtime.rules, event, scope, { prompt: textOf(ctx.content) }),
+      cwd: scope.cwd,
+      signal: ctx.signal,
+      record: { agent: ctx.agent, turn: ctx.turn },
+      logger: kit.seams.logger,
+    });
+    if (fired === undefined) return next();
+    const { merged } = fired;
+    if (merged.stop) return { kind: 'block', reason: merged.stop.reason ?? `stopped by ${event} hook` };
+    if (merged.kind === 'block') return { kind: 'block', reason: merged.reason ?? defaultBlockReason(event) };
+    const downstream = await next();
+    if (downstream.kind !== 'allow') return downstream;
+    return prependContexts(downstream, hookContexts(runtime.rules.dialect, event, merged.contexts));
+  };
+}

@@ -1,0 +1,109 @@
+import type { JsonValue } from '../seams/index.js';
+
+/** The hook protocol a config is written for. */
+export type Dialect = 'claude-code' | 'codex';
+
+/** The hook events the bridges map onto seams. */
+export const HookEvent = {
+  sessionStart: 'SessionStart',
+  userPromptSubmit: 'UserPromptSubmit',
+  preToolUse: 'PreToolUse',
+  postToolUse: 'PostToolUse',
+  stop: 'Stop',
+} as const;
+export type HookEventName = (typeof HookEvent)[keyof typeof HookEvent];
+
+export const supportedHookEvents: readonly HookEventName[] = Object.freeze(Object.values(HookEvent));
+
+/** Whether an event name from a config is one the bridges run. */
+export function isSupportedHookEvent(name: string): name is HookEventName {
+  return (supportedHookEvents as readonly string[]).includes(name);
+}
+
+/** One runnable command handler of a loaded config. */
+export interface HookHandler {
+  /** `<dialect>:<event>:<group>:<index>`, stable per config entry. */
+  readonly id: string;
+  readonly event: HookEventName;
+  /** The matcher as written (absent for match-all groups and for events that ignore matchers). */
+  readonly matcher?: string;
+  readonly matches: (subject: string) => boolean;
+  /** A matcher written on an event that ignores matchers (reported, not applied). */
+  readonly ignoredMatcher?: string;
+  /** The command after placeholder substitution. */
+  readonly command: string;
+  readonly timeoutMs: number;
+  /** The file the handler came from, or `'<inline>'`. */
+  readonly file: string;
+}
+
+/** A config entry that will not run, and why. */
+export interface SkippedHandler {
+  readonly id: string;
+  readonly event: string;
+  readonly file: string;
+  readonly reason: string;
+}
+
+/** A loaded, validated hooks config of one dialect (several files merged, entries added up). */
+export interface HookTable {
+  readonly dialect: Dialect;
+  readonly handlers: readonly HookHandler[];
+  readonly skipped: readonly SkippedHandler[];
+  /** Events present in the config that no seam maps (reported, never run). */
+  readonly unsupportedEvents: readonly { readonly event: string; readonly file: string }[];
+}
+
+/** What one hook process did. */
+export interface HookRun {
+  /** `null` when the process died by a signal or never started. */
+  readonly exitCode: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+  readonly outcome: 'exited' | 'timeout' | 'cancelled' | 'spawn-error';
+  readonly durationMs: number;
+  /** Caps hit, spawn errors and the like, one line each. */
+  readonly notes: readonly string[];
+}
+
+/** The decision rank of one hook, before mapping onto a seam. */
+export type VerdictKind = 'block' | 'ask' | 'allow' | 'none';
+
+/** One hook's decoded output. */
+export interface HookVerdict {
+  readonly kind: VerdictKind;
+  /** Set when the hook failed in a way that yields no decision. */
+  readonly failure?: 'error' | 'timeout';
+  readonly reason?: string;
+  /** Model-facing context (already capped). */
+  readonly context?: string;
+  /** Present when the hook said `continue: false`. */
+  readonly stop?: { readonly reason?: string };
+  readonly systemMessage?: string;
+  /** Claude `updatedToolOutput` on PostToolUse. */
+  readonly updatedToolOutput?: JsonValue;
+  readonly notes: readonly string[];
+}
+
+/** The merged outcome of every hook that ran for one event. */
+export interface MergedVerdict {
+  readonly kind: VerdictKind;
+  /** Reasons of the winning rank, blank-line joined, in config order. */
+  readonly reason?: string;
+  readonly contexts: readonly string[];
+  readonly stop?: { readonly reason?: string };
+  readonly systemMessages: readonly string[];
+  readonly updatedToolOutput?: JsonValue;
+}
+
+/** The `decision` field of `hook/result`. */
+export type LoggedDecision =
+  | 'allow'
+  | 'deny'
+  | 'ask'
+  | 'block'
+  | 'continue'
+  | 'stop'
+  | 'none'
+  | 'error'
+  | 'timeout';

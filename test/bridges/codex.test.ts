@@ -1,0 +1,110 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { claudeCodeHooks, codexHooks } from '../../bridges/index.js';
+import { createHookAgent, fixture, hooksConfig, scratchDir } from './harness.js';
+
+let cleanup: (() => Promise<void>) | undefined;
+afterEach(async () => {
+  await cleanup?.();
+  cleanup = undefined;
+});
+
+async function session() {
+  const scratch = await scratchDir();
+  cleanup = scratch.remove;
+  return scratch.dir;
+}
+
+const bashCall = { toolCalls: [{ id: 'c1', name: 'Bash', arguments: { command: 'ls' } }] };
+
+describe('Codex dialect', () => {
+  it('H12 exit 2 with empty stderr fails open, and stdin carries no trailing newline (Claude: one newline, and it blocks)', async () => {
+    const cwd = await session();
+    const config = hooksConfig({
+      PreToolUse: [{ matcher: 'Bash', commands: [fixture('capture-stdin.sh', 'stdin.json')] }],
+    });
+    const codex = createHookAgent({
+      bridges: [await codexHooks(config, { model: 'gpt-test' })],
+      cwd,
+      script: [bashCall, { text: 'ok' }],
+    });
+    await codex.send('list');
+    expect(codex.ran).toEqual(['Bash:ls']);
+    expect(codex.data('hook/result')).toEqual([
+      expect.objectContaining({
+        decision: 'error',
+        exitCode: 2,
+        notes: ['exit 2 without a reason on stderr fails open'],
+      }),
+    ]);
+    const codexStdin = await readFile(path.join(cwd, 'stdin.json'), 'utf8');
+    expect(codexStdin.endsWith('}')).toBe(true);
+    expect(JSON.parse(codexStdin)).toEqual({
+      session_id: codex.agent.id,
+      transcript_path: null,
+      cwd,
+      hook_event_name: 'PreToolUse',
+      model: 'gpt-test',
+      permission_mode: 'default',
+      turn_id: '1',
+      tool_name: 'Bash',
+      tool_input: { command: 'ls' },
+      tool_use_id: 'c1',
+    });
+    await codex.finish();
+
+    const claude = createHookAgent({
+      bridges: [await claudeCodeHooks(config)],
+      cwd,
+      script: [bashCall, { text: 'ok' }],
+    });
+    await claude.send('list');
+    expect(claude.ran).toEqual([]);
+    expect(claude.data('tool/result')[0]).toMatchObject({
+      isError: true,
+      content: [{ type: 'text', text: 'Error: blocked by PreToolUse hook' }],
+    });
+    const claudeStdin = await readFile(path.join(cwd, 'stdin.json'), 'utf8');
+    expect(claudeStdin.endsWith('}\n')).toBe(true);
+    expect(JSON.parse(claudeStdin)).toEqual({
+      session_id: claude.agent.id,
+      transcript_path: '',
+      cwd,
+      hook_event_name: 'PreToolUse',
+      tool_name: 'Bash',
+      tool_input: { command: 'ls' },
+      tool_use_id: 'c1',
+    });
+    await claude.finish();
+  });
+
+  it('H12 Codex matchers: Bash is exact (not BashOutput), a regex matcher is unanchored', async () => {
+    const cwd = await session();
+    const bridge = await codexHooks(
+      hooksConfig({
+        PreToolUse: [
+          { matcher: 'Bash', commands: [fixture('block-with-stderr.sh', 'no shell')] },
+          { matcher: '^Ed.t$', commands: [fixture('block-with-stderr.sh', 'no edits')] },
+        ],
+      }),
+    );
+    const run = createHookAgent({
+      bridges: [bridge],
+      cwd,
+      script: [
+        {
+          toolCalls: [
+            { id: 'c1', name: 'BashOutput', arguments: { command: 'tail' } },
+            { id: 'c2', name: 'Edit', arguments: { command: 'x' } },
+          ],
+        },
+        { text: 'ok' },
+      ],
+    });
+    await run.send('go');
+    expect(run.ran).toEqual(['BashOutput:tail']);
+    expect(run.hookRows()).toEqual(['invoked:codex:PreToolUse:1:0', 'result:codex:PreToolUse:1:0:deny']);
+    await run.finish();
+  });
+});
