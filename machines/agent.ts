@@ -1,10 +1,11 @@
-import { assign, fromPromise, sendTo, setup } from 'xstate';
+import { assign, fromPromise, setup } from 'xstate';
 import type { AgentStatus, CancelCause } from '../seams/types.js';
 import { createAgentActions, splitTurnLeftovers, toDiscardEntries } from './agentActions.js';
 import { createAgentActors, openTurnInput } from './agentTurns.js';
 import type { AgentContext, AgentEvent, AgentInput, AgentMachineServices } from './agentTypes.js';
 import type { DiscardEntry, InboxItem, Injection } from './inbox.js';
 import { turnMachine } from './turn.js';
+import { sendToLiveChild } from './turnChildren.js';
 import type { TurnInput, TurnOutput } from './turnTypes.js';
 
 export { graphEvents } from './agentGraph.js';
@@ -65,9 +66,11 @@ export const agentMachine = setup({
     repairTurn: (_, _params: { error: unknown }) => {},
     reportLateSessionStart: noop,
     reportSessionStartFailure: (_, _params: { error: unknown }) => {},
-    // Events for the turn are only sent from the states that invoke it.
-    forwardToTurn: sendTo('turn', ({ event }) => event),
-    cancelTurnForDisposal: sendTo('turn', { type: 'CANCEL', cause: { kind: 'disposed' }, keepInbox: false }),
+    // Events for the turn are only sent from the states that invoke it, and only while it runs
+    // (checked at delivery: a turn whose done event is still queued here takes nothing).
+    forwardToTurn: ({ self, event }) => void sendToLiveChild(self, 'turn', event),
+    cancelTurnForDisposal: ({ self }) =>
+      void sendToLiveChild(self, 'turn', { type: 'CANCEL', cause: { kind: 'disposed' }, keepInbox: false }),
     // Context updates (pure, except `claimHead` once provided: it opens the turn's run scope).
     setStatus: assign({ status: (_, params: { status: AgentStatus }) => params.status }),
     enqueue: assign({

@@ -12,6 +12,7 @@ import type { AgentEvent, AgentMachineServices } from './agentTypes.js';
 import { createInboxItem, createInjection } from './inbox.js';
 import { ScopeTable } from './scope.js';
 import type { TurnMachineServices } from './services.js';
+import { toFailure } from './turnRules.js';
 
 export type { AgentOptions } from './agentOptions.js';
 
@@ -79,11 +80,21 @@ export function createAgent(rawOptions: AgentOptions): Agent {
   let actor: Agent['actor'] | undefined;
   let disposal: Promise<void> | undefined;
   let nextMessage = 0;
-  const send = (event: AgentEvent): void => actor?.send(event);
+  // A dead actor (error or stopped) takes no events: sending would only warn and drop them.
+  const isLive = (): boolean => actor?.getSnapshot().status === 'active';
+  const send = (event: AgentEvent): void => {
+    if (isLive()) actor?.send(event);
+  };
   const ensureLive = (method: string): void => {
     if (disposal) {
       throw new Error(
         `agent "${agentId}" is disposed: ${method}() cannot deliver anything anymore; create a new agent (or reopen its store)`,
+      );
+    }
+    if (actor && !isLive()) {
+      const how = actor.getSnapshot().status === 'error' ? 'stopped on an error' : 'was stopped';
+      throw new Error(
+        `agent "${agentId}" ${how}: ${method}() cannot deliver anything anymore; create a new agent (or reopen its store)`,
       );
     }
   };
@@ -135,9 +146,12 @@ export function createAgent(rawOptions: AgentOptions): Agent {
       disposal ??= (async () => {
         const running = actor;
         if (!running) return;
-        running.send({ type: 'DISPOSE' });
-        // The machine ends in `disposed` after its last flush; an actor that died has nothing left to wait for.
-        await toPromise(running).catch(() => {});
+        // The machine ends in `disposed` after its last flush; an actor that died or was stopped has
+        // nothing left to wait for (and toPromise would never settle for a stopped one).
+        if (isLive()) {
+          running.send({ type: 'DISPOSE' });
+          await toPromise(running).catch(() => {});
+        }
         await store
           .close()
           .catch((error: unknown) =>
@@ -171,9 +185,17 @@ export function createAgent(rawOptions: AgentOptions): Agent {
       sessionStartPresent: seams.snapshot(agentId).has(Seam.sessionStart),
     },
   });
-  // The root actor always has an error subscriber: no unhandled rejection, ever.
+  // The root actor always has an error subscriber: no unhandled rejection, ever. Subscribed before
+  // start(), so an error thrown while starting is caught too; it never throws itself.
   actor.subscribe({
-    error: (error) => options.logger.error(`agent "${agentId}" stopped on an error`, { error }),
+    error: (error) => {
+      try {
+        options.logger.error(`agent "${agentId}" stopped on an error`, { error });
+        reportError({ error: toFailure(error), origin: 'agent' });
+      } catch {
+        // Reporting is best effort: the logger and agent/error listeners already contain their failures.
+      }
+    },
   });
   actor.start();
   return agent;

@@ -1,4 +1,4 @@
-import { assign, fromPromise, sendTo, setup } from 'xstate';
+import { assign, fromPromise, setup } from 'xstate';
 import { Seam } from '../seams/names.js';
 import type {
   ContinuationDecision,
@@ -11,8 +11,10 @@ import type { InboxItem, Injection } from './inbox.js';
 import type { TurnMachineServices } from './services.js';
 import { toolBatchMachine } from './toolBatch.js';
 import { createToolBatchLogic } from './toolBatchLogic.js';
+import type { ToolBatchOutput } from './toolBatchTypes.js';
 import { continuationItemId, createTurnActions } from './turnActions.js';
 import { createTurnActors } from './turnActors.js';
+import { sendToLiveChild } from './turnChildren.js';
 import {
   type AcceptedAnswer,
   defaultContinuation,
@@ -102,7 +104,8 @@ export const turnMachine = setup({
     appendTurnEnd: noop,
     notifyClosed: noop,
     reportFlushFailure: (_, _params: { error: unknown }) => {},
-    abortBatch: sendTo('toolBatch', { type: 'ABORT' }),
+    // Checked when it runs, not when it is planned: a cancel can make the batch finish first.
+    abortBatch: ({ self }) => void sendToLiveChild(self, 'toolBatch', { type: 'ABORT' }),
     // Context updates (pure).
     beginStep: assign(({ context }) => ({
       step: context.step + 1,
@@ -183,6 +186,7 @@ export const turnMachine = setup({
   guards: {
     seamIsEmpty: ({ context }, params: { seam: TurnSeamName }) => !context.seamsPresent[params.seam],
     promptBlocked: ({ event }) => outputOf<PromptDecision>(event)?.kind === 'block',
+    batchFailed: ({ event }) => outputOf<ToolBatchOutput>(event)?.error !== undefined,
     answerHasToolCalls: ({ context }) => context.calls.length > 0,
     isCancelled: ({ context }) => context.cancel !== null,
     hasFailure: ({ context }) => context.failure !== null,
@@ -222,6 +226,7 @@ export const turnMachine = setup({
   states: {
     opening: {
       // From turn/start on, turn/end is owed; the append confirms itself with TURN_OPENED.
+      // No STEER/INJECT/CANCEL here: the turn leaves `opening` before start() returns, so none can arrive.
       entry: 'appendTurnStart',
       on: {
         TURN_OPENED: 'open',
@@ -233,6 +238,8 @@ export const turnMachine = setup({
               type: 'recordFailure',
               params: ({ event }) => ({ error: { ...event.error, code: 'INTERNAL_ERROR' } }),
             },
+            // Closed before the report: an agent/error listener's steer must find the agent past `open`.
+            'notifyClosed',
             { type: 'reportFailure', params: { origin: 'turn' } },
             'settleReason',
           ],
@@ -250,16 +257,7 @@ export const turnMachine = setup({
           target: '#turn.closing',
           actions: [{ type: 'recordCancel', params: ({ event }) => event }, 'abortTurn'],
         },
-        INTERNAL_ERROR: {
-          target: '#turn.closing',
-          actions: [
-            {
-              type: 'recordFailure',
-              params: ({ event }) => ({ error: { ...event.error, code: 'INTERNAL_ERROR' } }),
-            },
-            { type: 'reportFailure', params: { origin: 'turn' } },
-          ],
-        },
+        // No INTERNAL_ERROR: a failed append is assigned in its own microstep (`hasFailure`, decision 26).
       },
       initial: 'promptSubmit',
       states: {
@@ -391,16 +389,28 @@ export const turnMachine = setup({
                   calls: [...context.calls],
                   maxParallel: context.maxParallel,
                 }),
-                onDone: {
-                  target: 'postBatchSteering',
-                  actions: ['appendStepFifo', 'clearStepFifo'],
-                },
+                onDone: [
+                  {
+                    // An append of the batch failed: like a failed append of the turn, plus the repair.
+                    guard: 'batchFailed',
+                    target: '#turn.closing',
+                    actions: [
+                      'repairCalls',
+                      {
+                        type: 'recordFailure',
+                        params: ({ event }) => ({ error: internalError(event.output.error) }),
+                      },
+                      { type: 'reportFailure', params: { origin: 'toolBatch' } },
+                    ],
+                  },
+                  { target: 'postBatchSteering', actions: ['appendStepFifo', 'clearStepFifo'] },
+                ],
                 onError: {
                   // The batch died: repair its calls, then close the step and the turn with `error`.
                   target: '#turn.closing',
                   actions: [
                     'repairCalls',
-                    { type: 'recordFailure', params: ({ event }) => ({ error: event.error }) },
+                    { type: 'recordFailure', params: ({ event }) => ({ error: internalError(event.error) }) },
                     { type: 'reportFailure', params: { origin: 'toolBatch' } },
                   ],
                 },
@@ -417,33 +427,23 @@ export const turnMachine = setup({
                 running: {
                   on: {
                     // The batch is aborted and awaited: started calls drain, unstarted ones get synthetic pairs.
+                    // ABORT first: the turn signal's abort reaches the batch too, and may finish it at once.
                     CANCEL: {
                       target: 'draining',
                       actions: [
                         { type: 'recordCancel', params: ({ event }) => event },
+                        'abortBatch',
                         'abortTurn',
-                        'abortBatch',
-                      ],
-                    },
-                    INTERNAL_ERROR: {
-                      target: 'draining',
-                      actions: [
-                        {
-                          type: 'recordFailure',
-                          params: ({ event }) => ({ error: { ...event.error, code: 'INTERNAL_ERROR' } }),
-                        },
-                        { type: 'reportFailure', params: { origin: 'turn' } },
-                        'abortBatch',
                       ],
                     },
                   },
                 },
                 draining: {
                   on: {
+                    // A later cause (dispose over a user cancel) still wins; the batch is already aborted.
                     CANCEL: {
                       actions: [{ type: 'recordCancel', params: ({ event }) => event }, 'abortTurn'],
                     },
-                    INTERNAL_ERROR: {},
                   },
                 },
               },
@@ -664,6 +664,11 @@ export const turnMachine = setup({
     heldInjections: context.held,
   }),
 });
+
+/** A batch failure as the turn's failure: the batch's own appends are the turn's appends. */
+function internalError(error: unknown): { message: string; code: 'INTERNAL_ERROR' } {
+  return { message: toFailure(error).message, code: 'INTERNAL_ERROR' };
+}
 
 function blockReason(decision: PromptDecision): string {
   return decision.kind === 'block' ? decision.reason : '';

@@ -49,6 +49,8 @@ export const graphEvents: readonly EventObject[] = Object.freeze([
   errorEvent('model', { message: 'overloaded', code: 'RATE_LIMIT' }),
   doneEvent('toolBatch', { aborted: false }),
   doneEvent('toolBatch', { aborted: true }),
+  // An append of the batch failed (`error` set): the turn repairs the log and closes with error.
+  doneEvent('toolBatch', { aborted: false, error: 'Recording tool/result failed: disk full' }),
   errorEvent('toolBatch', { message: 'batch failed' }),
   doneEvent('postStep', undefined),
   errorEvent('postStep', { message: 'listener failed', code: 'LISTENER_FAILED' }),

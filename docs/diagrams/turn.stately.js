@@ -14,6 +14,7 @@ const turnMachine = createMachine({
             {
               "type": "recordFailure"
             },
+            "notifyClosed",
             {
               "type": "reportFailure",
               "params": {
