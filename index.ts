@@ -1,4 +1,18 @@
 // seamchart's public entry.
+
+export {
+  type ClaudeCodeHooksOptions,
+  type CodexHooksOptions,
+  claudeCodeHooks,
+  codexHooks,
+  formatCapabilities,
+  type HookBridge,
+  type HookBridgeOptions,
+  HookConfigError,
+  hookInvoked,
+  hookResult,
+  loadHookPlugins,
+} from './bridges/index.js';
 export * from './machines/index.js';
 export * from './model/index.js';
 export * from './seams/index.js';

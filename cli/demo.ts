@@ -1,97 +1,88 @@
-import { z } from 'zod';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import {
   checkInvariants,
+  claudeCodeHooks,
   createAgent,
+  createDemoTools,
   createSeams,
   createToolRegistry,
-  defineTool,
+  formatCapabilities,
   formatViolation,
+  type SeamPlugin,
   scriptedModel,
 } from '../index.js';
 import { describeEvent } from './print.js';
 
-/** The offline demo behind `npm start`: one scripted turn, one native plugin, the log as it happens. */
+const examplesDir = fileURLToPath(new URL('../examples/claude-code', import.meta.url));
+
+/** A native plugin beside the shell hooks: it rewrites every prompt, carrying downstream contexts forward. */
+const briefAnswers: SeamPlugin = {
+  name: 'brief-answers',
+  apply(seams) {
+    seams.on('agent/prompt-submit', async function rewritePrompt(ctx, next) {
+      const decision = await next();
+      if (decision.kind !== 'allow') return decision;
+      const text = ctx.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
+      return { ...decision, content: [{ type: 'text', text: `${text} (answer briefly)` }] };
+    });
+  },
+};
+
+/** The scripted model: write a file and try a destructive command; after the Stop hook, read it back. */
+const script = scriptedModel([
+  {
+    text: 'I will save a note, then clean up.',
+    toolCalls: [
+      { id: 'c1', name: 'Write', arguments: { path: 'notes.txt', content: 'hello from seamchart' } },
+      { id: 'c2', name: 'Bash', arguments: { command: 'rm -rf ./*' } },
+    ],
+  },
+  { text: 'Saved notes.txt. The cleanup was refused by a hook.' },
+  { toolCalls: [{ id: 'c3', name: 'Read', arguments: { path: 'notes.txt' } }] },
+  { text: 'notes.txt says "hello from seamchart"; that is the file I changed.' },
+]);
+
+/**
+ * The offline demo behind `npm start`: a scripted model, the demo toolset in a scratch directory,
+ * the example Claude Code hooks config and one native plugin; prints the turn as it happens.
+ * @returns the exit code (0 when the log passes every invariant)
+ */
 export async function runDemo(write: (line: string) => void = console.log): Promise<number> {
-  const seams = createSeams();
-  const tools = createToolRegistry();
+  const scratch = await mkdtemp(path.join(tmpdir(), 'seamchart-demo-'));
+  try {
+    const seams = createSeams();
+    const tools = createToolRegistry();
+    for (const tool of createDemoTools({ root: scratch })) tools.register(tool);
+    const hooks = await claudeCodeHooks(path.join(examplesDir, 'settings.json'), { projectDir: examplesDir });
+    write(
+      'seamchart demo: scripted model, demo tools, examples/claude-code/settings.json, one native plugin',
+    );
+    write(formatCapabilities(hooks.capabilities()));
+    seams.use(hooks);
+    seams.use(briefAnswers);
+    seams.on('session/event', ({ event }) => write(describeEvent(event)));
+    seams.on('seam/decided', ({ seam, decidedBy, decision }) => {
+      write(`       ${seam} decided by ${decidedBy}: ${JSON.stringify(decision)}`);
+    });
 
-  // A fake shell: it only reports what it would run, so the demo never touches the machine.
-  tools.register(
-    defineTool({
-      name: 'shell',
-      description: 'Run a shell command (demo: reports the command instead of running it)',
-      parameters: z.object({ command: z.string() }),
-      concurrency: 'exclusive',
-      execute: ({ command }) => `pretended to run: ${command}`,
-    }),
-  );
+    const agent = createAgent({ seams, tools, model: script, id: 'demo', cwd: scratch });
+    agent.followup('Tidy up the scratch directory');
+    await agent.whenIdle();
+    await agent.dispose();
 
-  seams.use({
-    name: 'demo-policy',
-    apply(s) {
-      s.on('agent/prompt-submit', async function rewritePrompt(ctx, next) {
-        const decision = await next();
-        if (decision.kind !== 'allow') return decision;
-        const text = ctx.content.map((b) => (b.type === 'text' ? b.text : '')).join('');
-        // Spread the downstream decision so contexts other listeners attached are carried forward.
-        return { ...decision, content: [{ type: 'text', text: `${text} (answer briefly)` }] };
-      });
-      s.on('tools/pre-execute', function denyDestructive(exec, next) {
-        const args = exec.arguments as { command?: string };
-        if (typeof args.command === 'string' && /\brm\s+-rf\b/.test(args.command)) {
-          return { kind: 'deny', reason: `refusing destructive command: ${args.command}` };
-        }
-        return next();
-      });
-      s.on('tools/post-execute', async function addContextAfterTool(ctx, next) {
-        const decision = await next();
-        if (ctx.result.isError || decision.kind !== 'accept') return decision;
-        return {
-          ...decision,
-          additionalContexts: [
-            ...(decision.additionalContexts ?? []),
-            {
-              content: [{ type: 'text', text: `note: ${ctx.exec.name} ran in a sandbox` }],
-              source: { kind: 'plugin', plugin: 'demo-policy' },
-            },
-          ],
-        };
-      });
-    },
-  });
-
-  seams.on('session/event', ({ event }) => write(describeEvent(event)));
-  seams.on('seam/decided', ({ seam, decidedBy, decision }) => {
-    write(`    ${seam} decided by ${decidedBy}: ${JSON.stringify(decision)}`);
-  });
-
-  const model = scriptedModel([
-    {
-      text: 'Let me look around, then clean up.',
-      toolCalls: [
-        { id: 'c1', name: 'shell', arguments: { command: 'ls' } },
-        { id: 'c2', name: 'shell', arguments: { command: 'rm -rf /' } },
-      ],
-    },
-    { text: 'I listed the files. I was not allowed to delete everything.' },
-  ]);
-
-  const agent = createAgent({ seams, tools, model, id: 'demo' });
-  write('seamchart demo: a scripted model, one tool, one native plugin');
-  agent.followup('Tidy up my home directory');
-  await agent.whenIdle();
-  await agent.dispose();
-
-  const violations = checkInvariants(agent.log.events);
-  if (violations.length === 0) {
-    write('invariants: ok');
-    return 0;
+    const violations = checkInvariants(agent.log.events);
+    for (const violation of violations) write(`invariant violated: ${formatViolation(violation)}`);
+    write(violations.length === 0 ? 'invariants: ok' : `invariants: ${violations.length} violation(s)`);
+    return violations.length === 0 ? 0 : 1;
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
   }
-  for (const v of violations) write(`invariant violated: ${formatViolation(v)}`);
-  return 1;
 }
 
-const isMain = process.argv[1] !== undefined && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/'));
+const isMain = process.argv[1] !== undefined && /[\\/]cli[\\/]demo\.(ts|js)$/.test(process.argv[1]);
 if (isMain) {
   runDemo().then(
     (code) => {

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { formatCapabilities, HookConfigError, loadHookPlugins } from '../bridges/index.js';
 import { createAgent } from '../machines/createAgent.js';
 import { createToolRegistry } from '../machines/standalone.js';
 import { openAICompatible, parseScript, scriptedModel } from '../model/index.js';
@@ -17,6 +18,7 @@ import {
 } from '../session/index.js';
 import type { SessionStore } from '../session/types.js';
 import { createDemoTools } from '../tools/index.js';
+import { createInspectionLog } from '../visualize/index.js';
 import { describeEvent } from './print.js';
 import { UsageError } from './usage.js';
 
@@ -31,6 +33,9 @@ const runOptions = {
   tools: { type: 'string', default: 'none' },
   cwd: { type: 'string' },
   json: { type: 'boolean', default: false },
+  'claude-settings': { type: 'string', multiple: true },
+  'codex-hooks': { type: 'string', multiple: true },
+  'inspect-log': { type: 'string' },
 } as const;
 
 /** Reads and validates a `scripted:<file>` model script. */
@@ -81,6 +86,23 @@ async function openStore(file: string | undefined, resume: boolean): Promise<Ses
   }
 }
 
+/** Loads the hook bridges; a malformed config is bad input (exit 2). */
+async function loadBridges(
+  claudeSettings: string[],
+  codexHooks: string[],
+  transcriptPath: string | undefined,
+) {
+  try {
+    return await loadHookPlugins(
+      { claudeSettings, codexHooks },
+      transcriptPath === undefined ? {} : { transcriptPath: path.resolve(transcriptPath) },
+    );
+  } catch (error) {
+    if (error instanceof HookConfigError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
 /**
  * `seamchart run`: one agent, one turn per prompt.
  * @returns 0 when every turn ended completed or max-tokens, 1 otherwise
@@ -99,9 +121,21 @@ export async function runRunCommand(argv: string[], write: (line: string) => voi
   }
   const cwd = path.resolve(values.cwd ?? process.cwd());
   const model = await resolveModel(values);
+  const bridges = await loadBridges(
+    values['claude-settings'] ?? [],
+    values['codex-hooks'] ?? [],
+    values.session,
+  );
+  // Opened last: a bad flag or config must leave nothing written.
   const store = await openStore(values.session, values.resume);
+  const inspection =
+    values['inspect-log'] === undefined ? undefined : createInspectionLog(values['inspect-log']);
 
   const seams = createSeams();
+  for (const bridge of bridges) {
+    if (!values.json) write(formatCapabilities(bridge.capabilities()));
+    seams.use(bridge);
+  }
   const tools = createToolRegistry();
   if (values.tools === 'demo') for (const tool of createDemoTools({ root: cwd })) tools.register(tool);
   seams.on('session/event', ({ event }) => write(values.json ? JSON.stringify(event) : describeEvent(event)));
@@ -111,11 +145,22 @@ export async function runRunCommand(argv: string[], write: (line: string) => voi
         write(`       ${seam} decided by ${decidedBy}: ${JSON.stringify(decision)}`);
     });
   }
-  const agent = createAgent({ seams, tools, model, store, cwd });
+  const agent = createAgent({
+    seams,
+    tools,
+    model,
+    store,
+    cwd,
+    ...(inspection ? { inspect: inspection.inspect } : {}),
+  });
   const firstNewSeq = agent.log.events.length;
-  for (const prompt of prompts) agent.followup(prompt);
-  await agent.whenIdle();
-  await agent.dispose();
+  try {
+    for (const prompt of prompts) agent.followup(prompt);
+    await agent.whenIdle();
+  } finally {
+    await agent.dispose();
+    inspection?.close();
+  }
 
   const events = agent.log.events;
   const violations = checkInvariants(events);

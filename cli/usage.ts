@@ -6,5 +6,6 @@ export class UsageError extends Error {
 export const USAGE = `usage:
   seamchart run [PROMPT...] [--prompt TEXT]... [--model scripted:<file>|openai] [--base-url URL]
                 [--model-name NAME] [--api-key-env NAME] [--session FILE] [--resume]
-                [--tools demo|none] [--cwd DIR] [--json]
+                [--claude-settings FILE]... [--codex-hooks FILE]... [--tools demo|none]
+                [--cwd DIR] [--json] [--inspect-log FILE]
   seamchart log FILE [--check]`;

@@ -1,3 +1,4 @@
+import type { InspectionEvent } from 'xstate';
 import type { ModelAdapter } from '../model/types.js';
 import type { ApprovalChannel, SeamLogger, Seams } from '../seams/types.js';
 import type { SessionStore } from '../session/types.js';
@@ -26,6 +27,8 @@ export interface AgentOptions {
   cwd?: string;
   /** Receives failures nobody else can take (the root actor's errors, late session-start listeners). */
   logger?: SeamLogger;
+  /** XState's inspection observer for the agent's actor system (e.g. `createInspectionLog(path).inspect`). */
+  inspect?: (event: InspectionEvent) => void;
 }
 
 /** `AgentOptions` with every default filled in. */
@@ -42,6 +45,7 @@ export interface ResolvedAgentOptions {
   readonly maxRequestRetries: number;
   readonly cwd: string;
   readonly logger: SeamLogger;
+  readonly inspect: ((event: InspectionEvent) => void) | undefined;
 }
 
 export const agentDefaults = Object.freeze({
@@ -117,6 +121,9 @@ export function resolveAgentOptions(rawOptions: unknown): ResolvedAgentOptions {
   if (options.logger !== undefined && !hasMethods(options.logger, ['error'])) {
     fail('logger', 'a logger with an error() method', options.logger);
   }
+  if (options.inspect !== undefined && typeof options.inspect !== 'function') {
+    fail('inspect', 'an inspection observer function', options.inspect);
+  }
   return Object.freeze({
     seams: options.seams,
     tools: options.tools,
@@ -130,5 +137,6 @@ export function resolveAgentOptions(rawOptions: unknown): ResolvedAgentOptions {
     maxRequestRetries: integer(options, 'maxRequestRetries', 0),
     cwd: options.cwd ?? process.cwd(),
     logger: options.logger ?? options.seams.logger,
+    inspect: options.inspect,
   });
 }

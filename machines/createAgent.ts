@@ -179,6 +179,7 @@ export function createAgent(rawOptions: AgentOptions): Agent {
     ...(options.approval === undefined ? {} : { approval: options.approval }),
   };
   actor = createActor(createAgentLogic(services), {
+    ...(options.inspect === undefined ? {} : { inspect: options.inspect }),
     input: {
       agentId,
       source: store.initialEvents.length > 0 ? 'resume' : 'startup',

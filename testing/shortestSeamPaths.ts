@@ -30,8 +30,12 @@ export interface ShortestSeamPathsOptions {
   readonly events?: readonly EventObject[];
   /** Explicit configurations instead of the `n + 2` default. */
   readonly seamConfigs?: readonly SeamConfiguration[];
-  /** Dedup key of a graph node; the default is `JSON.stringify({ value, context })`. */
-  readonly serializeState?: (snapshot: AnyMachineSnapshot) => string;
+  /**
+   * Dedup key of a graph node; the default is `JSON.stringify({ value, context })`. It also gets the
+   * event that led to the node: keying by it too gives every transition its own path (transition
+   * coverage), where a transition that changes nothing in context would otherwise get none.
+   */
+  readonly serializeState?: (snapshot: AnyMachineSnapshot, event: EventObject | undefined) => string;
   /** Narrows the enabled events further (e.g. no external event while the machine confirms its own start). */
   readonly filterEvents?: (snapshot: AnyMachineSnapshot, event: EventObject) => boolean;
   /** Bound on explored edges per traversal (`xstate/graph` throws past it). */
@@ -77,7 +81,10 @@ export function shortestSeamPaths(
         (options.filterEvents?.(snapshot as AnyMachineSnapshot, event) ?? true),
       ...(options.serializeState === undefined
         ? {}
-        : { serializeState: (snapshot) => options.serializeState!(snapshot as AnyMachineSnapshot) }),
+        : {
+            serializeState: (snapshot, event) =>
+              options.serializeState!(snapshot as AnyMachineSnapshot, event),
+          }),
       ...(options.limit === undefined ? {} : { limit: options.limit }),
     }) as unknown as MachinePath[];
     return { config, input, paths };

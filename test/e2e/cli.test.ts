@@ -153,6 +153,84 @@ describe('seamchart CLI', () => {
   });
 });
 
+describe('seamchart run with hooks and inspection', () => {
+  it('a malformed hooks config exits 2 naming the JSON path, and no session file is written', async () => {
+    const settings = path.join(dir, 'settings.json');
+    await writeFile(
+      settings,
+      JSON.stringify({ hooks: { PreToolUse: [{ hooks: [{ type: 'command', command: 42 }] }] } }),
+    );
+    const session = path.join(dir, 'session.jsonl');
+    const stderr = vi.mocked(process.stderr.write);
+    const model = await script([{ text: 'hi' }]);
+    expect(
+      await main(
+        ['run', 'hi', '--model', `scripted:${model}`, '--claude-settings', settings, '--session', session],
+        write,
+      ),
+    ).toBe(2);
+    expect(String(stderr.mock.calls.at(-1)?.[0])).toMatch(/hooks\.PreToolUse\[0\]\.hooks\[0\]\.command/);
+    await expect(readFile(session)).rejects.toThrow();
+  });
+
+  it('--claude-settings runs the hooks: a PreToolUse exit 2 denies the Bash call', async () => {
+    const settings = path.join(dir, 'settings.json');
+    const hook = path.join(dir, 'deny.sh');
+    await writeFile(hook, 'cat > /dev/null\necho "no shell today" >&2\nexit 2\n');
+    await writeFile(
+      settings,
+      JSON.stringify({
+        hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: `sh ${hook}` }] }] },
+      }),
+    );
+    const session = path.join(dir, 'session.jsonl');
+    const model = await script([
+      { toolCalls: [{ id: 'c1', name: 'Bash', arguments: { command: 'ls' } }] },
+      { text: 'ok' },
+    ]);
+    const code = await main(
+      [
+        'run',
+        'go',
+        '--model',
+        `scripted:${model}`,
+        '--claude-settings',
+        settings,
+        '--tools',
+        'demo',
+        '--cwd',
+        dir,
+        '--session',
+        session,
+      ],
+      write,
+    );
+    expect(code).toBe(0);
+    const { events } = await readJsonlLog(session);
+    const result = events.find((e) => e.type === 'tool/result')?.data as {
+      isError: boolean;
+      content: { text: string }[];
+    };
+    expect(result.isError).toBe(true);
+    expect(result.content[0]?.text).toContain('no shell today');
+    expect(events.some((e) => e.type === 'hook/invoked')).toBe(true);
+    expect(checkInvariants(events)).toEqual([]);
+  });
+
+  it('--inspect-log writes self-describing XState inspection events as JSONL', async () => {
+    const file = path.join(dir, 'inspect.jsonl');
+    const model = await script([{ text: 'hi' }]);
+    expect(await main(['run', 'hi', '--model', `scripted:${model}`, '--inspect-log', file], write)).toBe(0);
+    const records = (await readFile(file, 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { type: string; definition?: unknown });
+    const actors = records.filter((r) => r.type === '@xstate.actor');
+    expect(actors.some((r) => JSON.stringify(r.definition).includes('"claiming"'))).toBe(true);
+    expect(records.some((r) => r.type === '@xstate.snapshot')).toBe(true);
+  });
+});
+
 describe('npm start', () => {
   it('G04 runs the demo offline and ends with "invariants: ok"', async () => {
     const { stdout } = await run(process.execPath, ['--import', 'tsx', 'cli/demo.ts'], {
@@ -161,8 +239,14 @@ describe('npm start', () => {
     });
     const out = stdout.trim().split('\n');
     expect(out.at(-1)).toBe('invariants: ok');
-    expect(stdout).toMatch(/tool\/result c2 error DENIED/);
-    expect(stdout).toMatch(/prompt-submit decided by demo-policy\.rewritePrompt/);
-    expect(stdout).toMatch(/context\/message note: shell ran in a sandbox/);
+    // The Claude Code PreToolUse hook blocks the destructive Bash call with its stderr as the reason.
+    expect(stdout).toMatch(/tool\/result c2 error DENIED: Error: blocked by hook: rm -rf/);
+    // The native plugin rewrote the prompt and is named as the decider.
+    expect(stdout).toMatch(/agent\/prompt-submit decided by brief-answers\.rewritePrompt/);
+    // The PostToolUse hook's context lands after the batch's last result, before step/end.
+    expect(stdout).toMatch(/tool\/result c2 [^\n]*\n\s+\d+ context\/message hook: say which file changed/);
+    // The Stop hook continues exactly once.
+    expect(stdout.match(/steering\/message before stopping/g)).toHaveLength(1);
+    expect(stdout).toMatch(/turn\/end #1 \{"kind":"completed"\}/);
   }, 60_000);
 });

@@ -71,11 +71,12 @@ export function turnPaths() {
   });
 }
 
-const unusedModel: ModelAdapter = {
+export const unusedModel: ModelAdapter = {
   request: () => Promise.reject(new Error('the model is stubbed in path runs')),
 } as unknown as ModelAdapter;
 
-function fakeAgent(log: SessionLog): AgentHandle {
+/** An agent handle for a machine run without `createAgent`: its delivery methods refuse. */
+export function fakeAgent(log: SessionLog): AgentHandle {
   const unsupported = (): never => {
     throw new Error('not available in a bare turn run');
   };

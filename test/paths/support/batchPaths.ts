@@ -1,0 +1,259 @@
+import { type AnyMachineSnapshot, type EventObject, fromCallback } from 'xstate';
+import { ScopeTable } from '../../../machines/scope.js';
+import { createToolBatchLogic, graphEvents, toolBatchMachine } from '../../../machines/toolBatch.js';
+import type {
+  CallCommittedEvent,
+  ToolBatchContext,
+  ToolBatchInput,
+  ToolBatchOutput,
+  ToolCallOutput,
+} from '../../../machines/toolBatchTypes.js';
+import { createSeams } from '../../../seams/index.js';
+import type { HookContext, ToolCallBlock } from '../../../seams/schemas.js';
+import { createSessionLog } from '../../../session/index.js';
+import type { AcceptedStepContexts } from '../../../session/invariants/index.js';
+import { repairEvents } from '../../../session/repair.js';
+import type { SessionLog } from '../../../session/types.js';
+import {
+  type MachinePath,
+  type PathRun,
+  runPath,
+  type SeamConfiguration,
+  shortestSeamPaths,
+} from '../../../testing/index.js';
+import { createToolRegistryCore, withContexts } from '../../../tools/index.js';
+
+/**
+ * The batch snapshots no seams (its calls do, and they are stubbed here), so its configurations are its
+ * own knobs: how many calls and the pool size. The parallel/exclusive mix comes from the graph itself
+ * (both classifications are graph events), so every mix of modes is traversed in each configuration.
+ * One call; three calls one at a time (maxParallel 1); three calls through a pool of two (a commit frees
+ * the slot the third call waits for); three calls with room for all (only barriers hold them back).
+ */
+export const batchConfigs = [
+  { name: '1 call', calls: 1, maxParallel: 10 },
+  { name: '3 calls, maxParallel 1', calls: 3, maxParallel: 1 },
+  { name: '3 calls, maxParallel 2', calls: 3, maxParallel: 2 },
+  { name: '3 calls, maxParallel 10', calls: 3, maxParallel: 10 },
+] as const;
+export type BatchConfig = (typeof batchConfigs)[number];
+
+/** Tool-call blocks `c1…cN` (the ids `graphEvents` report for). */
+export function batchCalls(count: number): ToolCallBlock[] {
+  return Array.from({ length: count }, (_, index) => ({
+    type: 'tool-call',
+    id: `c${index + 1}`,
+    name: 'echo',
+    arguments: JSON.stringify({ text: `call ${index + 1}` }),
+  }));
+}
+
+/**
+ * Dedup key of the batch graph: the value and everything a guard can read from now on. Slots of
+ * committed calls (`[0, cursor)`) never change again and no guard reads them, and slots of calls not
+ * yet started stay at their initial values, so only the live slots `[cursor, started)` are kept; the
+ * failure message is reduced to "failed". This is lossless for what the batch can still do, and it
+ * takes three calls with a pool of ten from 1,801 paths to 473.
+ */
+export function serializeBatchState(snapshot: AnyMachineSnapshot): string {
+  const c = snapshot.context as ToolBatchContext;
+  const live = <T>(slots: readonly T[]) => slots.slice(c.cursor, c.started);
+  return JSON.stringify([
+    snapshot.value,
+    c.started,
+    c.cursor,
+    c.preparing,
+    live(c.settled),
+    live(c.modes),
+    live(c.crashed).map((crash) => crash !== null),
+    c.nextMode,
+    c.aborted,
+    c.failure !== null,
+  ]);
+}
+
+/**
+ * Events the real batch can receive: a child's done/error only while that child exists (the root's
+ * `xstate.error.actor.*` handler would otherwise let the graph fail a `classify` that is not running),
+ * and in `finishing` only what it sends itself (FINISH, or INTERNAL_ERROR from an append that failed
+ * in the same step) — the batch leaves `finishing` before anyone else can send it anything.
+ */
+export function isBatchEventReachable(snapshot: AnyMachineSnapshot, event: EventObject): boolean {
+  const invoke = /^xstate\.(done|error)\.actor\.(.+)$/.exec(event.type);
+  if (invoke && snapshot.children[invoke[2]!] === undefined) return false;
+  return snapshot.value !== 'finishing' || event.type === 'FINISH' || event.type === 'INTERNAL_ERROR';
+}
+
+/**
+ * Shortest batch paths per configuration. A path that ends in `finishing` is left out: the batch
+ * leaves it by itself (it sends its own FINISH), and each such path is the prefix of the one that
+ * continues with that FINISH to `done`.
+ */
+export function batchPaths(configs: readonly BatchConfig[] = batchConfigs) {
+  return configs.map((config) => {
+    const input: Omit<ToolBatchInput, 'scopeKey'> = {
+      turn: 1,
+      step: 1,
+      calls: batchCalls(config.calls),
+      maxParallel: config.maxParallel,
+    };
+    const seamConfig: SeamConfiguration = { name: config.name, present: {} };
+    const [only] = shortestSeamPaths(toolBatchMachine, {
+      seamConfigs: [seamConfig],
+      input: { ...input, scopeKey: 'scope' },
+      events: graphEvents,
+      serializeState: serializeBatchState,
+      filterEvents: isBatchEventReachable,
+    });
+    const paths = only!.paths.filter((path) => path.state.value !== 'finishing');
+    return { config, input, paths };
+  });
+}
+
+/**
+ * Whether a path leaves the batch committing a call whose actor died. That happens when the call at
+ * the cursor dies while `classify` runs for the next one. TODO(toolBatch placing, reported with G01):
+ * `placing` checks `canCommit` but not `cursorCrashed`, so the batch sends COMMIT to the dead call and
+ * waits in `committing` for a done event that never comes; an ABORT does not free it (only another
+ * call's death or an INTERNAL_ERROR does). `scheduling` checks `cursorCrashed` first.
+ */
+export function hangsOnCrashedCursor(path: MachinePath): boolean {
+  const context = path.state.context as ToolBatchContext;
+  return path.state.value === 'committing' && context.crashed[context.cursor] != null;
+}
+
+const contextFor = (callId: string): HookContext => ({
+  content: [{ type: 'text', text: `context of ${callId}` }],
+  source: { kind: 'plugin', plugin: 'paths' },
+});
+
+export interface BatchPathRun extends PathRun<SessionLog> {
+  /** `CALL_COMMITTED` events the stand-in parent received, in arrival order. */
+  readonly committed: readonly CallCommittedEvent[];
+  /**
+   * The contexts the turn must record for this step: one per call whose success reached the log
+   * (a stub that settled with a success returns `context of <callId>`), in log order.
+   */
+  readonly expected: AcceptedStepContexts;
+}
+
+/**
+ * Where the batch leaves a state by itself: it sends its own FINISH from `finishing`, and an append that
+ * fails raises INTERNAL_ERROR first. So a path's INTERNAL_ERROR right after a step into `finishing` is
+ * the machine's own, caused by a refused append in that step; the run refuses that step's appends.
+ */
+function refusedAppendSteps(path: MachinePath): Set<number> {
+  const indexes = new Set<number>();
+  path.steps.forEach((step, index) => {
+    if (step.state.value === 'finishing' && path.steps[index + 1]?.event.type === 'INTERNAL_ERROR')
+      indexes.add(index);
+  });
+  return indexes;
+}
+
+let runs = 0;
+
+/**
+ * Executes one batch path under a stand-in turn. The turn part is what `toolBatch.harness.ts` does:
+ * `turn/start`, the prompt, `step/start` and the `assistant/message` with the calls before the batch;
+ * after it, the contexts it reported with `CALL_COMMITTED` as `context/message`s, `step/end` and
+ * `turn/end` (an `error` output first gets the turn's repair of unpaired calls).
+ *
+ * Real: the log, `tool/call`/`tool/result` appends, the scope watch and the call table. Stubbed: the
+ * `classify` actor (the path picks the mode) and each spawned `toolCall` child. A stub child is chosen
+ * over a real call on deferred seams because the path's events are the child's *reports*: PREPARED and
+ * SETTLED are sent to the batch just as a child's `_parent.send` would, and its done/error is the stub
+ * settling; a real call would report on its own schedule, and a call actor dying (`error.call-N`)
+ * cannot be provoked in a real one at all. A settled call returns one context, so the reports carry data.
+ */
+export async function executeBatchPath(
+  path: MachinePath,
+  input: Omit<ToolBatchInput, 'scopeKey'>,
+): Promise<BatchPathRun> {
+  const log = createSessionLog();
+  const seams = createSeams({ logger: { error: () => {} } });
+  const scopes = new ScopeTable();
+  // Call-table keys are global: a fresh prefix per run keeps a failed run from leaking into the next.
+  const scopeKey = scopes.open(
+    { seams: seams.snapshot(), controller: new AbortController() },
+    `batch-${runs++}`,
+  );
+  const refused = refusedAppendSteps(path);
+  let refusing = false;
+  const realAppend = log.appendCore.bind(log);
+  log.appendCore = ((type: string, data: never) => {
+    if (refusing) throw new Error(`store refused ${type}`);
+    return realAppend(type as never, data);
+  }) as SessionLog['appendCore'];
+  const { turn, step, calls } = input;
+  log.appendCore('turn/start', { turn, trigger: { kind: 'message', source: { kind: 'user' } } });
+  log.appendCore('user/message', { content: [{ type: 'text', text: 'go' }], source: { kind: 'user' } });
+  log.appendCore('step/start', { turn, step });
+  log.appendCore('assistant/message', { turn, step, content: [...calls], finish: 'tool-calls' });
+
+  const committed: CallCommittedEvent[] = [];
+  const standIn = fromCallback<EventObject>(({ receive }) => {
+    receive((event) => {
+      if (event.type === 'CALL_COMMITTED') committed.push(event as CallCommittedEvent);
+    });
+  });
+  const run = await runPath(path, {
+    logic: createToolBatchLogic({
+      tools: createToolRegistryCore(),
+      scopes,
+      seams,
+      log,
+      cancelGraceMs: 5_000,
+    }),
+    input: { ...input, scopeKey },
+    stub: ['classify', 'toolCall'],
+    events: graphEvents,
+    parent: standIn,
+    // Quiescence: abort (no new starts), then every started call reports, and the stubs are settled
+    // in cursor order with their first listed outcome (a success).
+    quiesce: [
+      { type: 'ABORT' },
+      ...calls.flatMap((call) => [
+        { type: 'PREPARED', callId: call.id },
+        { type: 'SETTLED', callId: call.id },
+      ]),
+    ],
+    selfSent: (event, index) => event.type === 'FINISH' || refused.has(index - 1),
+    beforeStep: (_event, index) => {
+      refusing = refused.has(index);
+    },
+    onSettle: ({ kind, pending, payload }) => {
+      if (kind !== 'done' || !pending.id.startsWith('call-')) return;
+      const output = payload as ToolCallOutput;
+      return { payload: { ...output, result: withContexts(output.result, [contextFor(output.callId)]) } };
+    },
+    log,
+  });
+  refusing = false;
+  const contents = log.events
+    .filter((event) => event.type === 'tool/result' && !(event.data as { isError: boolean }).isError)
+    .map((event) => contextFor((event.data as { callId: string }).callId).content);
+
+  // The stand-in turn after the batch: what `tools` → `postBatchSteering` → `postStep` → `closing` writes.
+  const output = run.snapshot.output as ToolBatchOutput | undefined;
+  if (output?.error !== undefined) {
+    for (const draft of repairEvents(log.events).events) {
+      if (draft.type === 'tool/call' || draft.type === 'tool/result') log.appendCore(draft.type, draft.data);
+    }
+  }
+  for (const event of committed) {
+    for (const context of event.contexts) log.appendCore('context/message', context);
+  }
+  log.appendCore('step/end', { turn, step });
+  log.appendCore('turn/end', {
+    turn,
+    reason:
+      output?.error !== undefined
+        ? { kind: 'error', step, message: output.error, code: 'INTERNAL_ERROR' }
+        : output?.aborted
+          ? { kind: 'aborted' }
+          : { kind: 'completed' },
+  });
+  scopes.close(scopeKey);
+  return { ...run, committed, expected: { turn, step, contents } };
+}

@@ -1,0 +1,109 @@
+import type { AgentOptions } from '../machines/agentOptions.js';
+import { type Agent, createAgent } from '../machines/createAgent.js';
+import { createToolRegistry } from '../machines/standalone.js';
+import { type ScriptedModel, type ScriptStep, scriptedModel } from '../model/index.js';
+import { createSeams } from '../seams/index.js';
+import type { SeamPlugin, Seams } from '../seams/types.js';
+import { type AcceptedStepContexts, checkInvariants, checkLedger } from '../session/index.js';
+import type { ToolDefinition, ToolRegistryCore } from '../tools/types.js';
+import { InvariantViolationError } from './invariantViolationError.js';
+import { type NotificationRecording, recordNotifications } from './recordNotifications.js';
+
+/** What `createTestAgent` builds the agent from. */
+export interface TestAgentOptions {
+  /** The model's answers, one per request (`scriptedModel` steps). */
+  readonly script: readonly ScriptStep[];
+  /** Plugins under test, applied with `seams.use` in order. */
+  readonly plugins?: readonly SeamPlugin[];
+  /** Tool definitions to register, or a registry to use as is. */
+  readonly tools?: readonly ToolDefinition[] | ToolRegistryCore;
+  /** Further `createAgent` options (`maxParallelToolCalls`, `approval`, `store`, …). */
+  readonly options?: Omit<AgentOptions, 'seams' | 'tools' | 'model'>;
+}
+
+/** What `expectInvariants` checks beyond the defaults. */
+export interface ExpectInvariantsOptions {
+  /** Accept inbox items still waiting (a check taken before `dispose()`). */
+  readonly allowOutstanding?: boolean;
+  /** Contexts the test knows were accepted during a step (invariant 7). */
+  readonly stepContexts?: readonly AcceptedStepContexts[];
+}
+
+/** A running agent with its seams, model and a recording of every notification. */
+export interface TestAgent {
+  readonly agent: Agent;
+  readonly seams: Seams;
+  readonly model: ScriptedModel;
+  readonly tools: ToolRegistryCore;
+  /** Every notify-mode notification since the agent was created, in order. */
+  readonly notifications: NotificationRecording;
+  /**
+   * Throws an `InvariantViolationError` listing every broken log invariant (`checkInvariants`) and
+   * inbox-ledger entry (`checkLedger`); returns quietly when the run is sound.
+   */
+  expectInvariants(options?: ExpectInvariantsOptions): void;
+}
+
+/**
+ * Creates an agent for a plugin test: a scripted model, the plugins applied to fresh seams, the tools
+ * registered, and notifications recorded from the start.
+ * @param rawOptions the script, and optionally plugins, tools and further agent options
+ * @throws TypeError when `plugins` is not an array or `tools` is neither an array nor a registry
+ * @example
+ * const { agent, expectInvariants } = createTestAgent({ plugins: [policy], script: [{ text: 'hi' }] });
+ * agent.followup('hello');
+ * await agent.whenIdle();
+ * await agent.dispose();
+ * expectInvariants();
+ */
+export function createTestAgent(rawOptions: TestAgentOptions): TestAgent {
+  const { plugins = [], options = {} } = rawOptions;
+  if (!Array.isArray(plugins)) {
+    throw new TypeError(
+      `Expected the \`plugins\` option of createTestAgent() to be an array of plugins, got ${describeReceived(plugins)}`,
+    );
+  }
+  const tools = resolveTools(rawOptions.tools);
+  const model = scriptedModel(rawOptions.script);
+  const seams = createSeams(options.logger === undefined ? {} : { logger: options.logger });
+  const notifications = recordNotifications(seams);
+  for (const plugin of plugins) seams.use(plugin);
+  const agent = createAgent({ ...options, seams, tools, model });
+  return {
+    agent,
+    seams,
+    model,
+    tools,
+    notifications,
+    expectInvariants(check = {}) {
+      const violations = [
+        ...checkInvariants(
+          agent.log.events,
+          check.stepContexts === undefined ? {} : { stepContexts: check.stepContexts },
+        ),
+        ...checkLedger(notifications.events, { allowOutstanding: check.allowOutstanding === true }),
+      ];
+      if (violations.length > 0) throw new InvariantViolationError(violations);
+    },
+  };
+}
+
+function resolveTools(raw: TestAgentOptions['tools']): ToolRegistryCore {
+  if (raw === undefined) return createToolRegistry();
+  if (Array.isArray(raw)) {
+    const registry = createToolRegistry();
+    for (const tool of raw as readonly ToolDefinition[]) registry.register(tool);
+    return registry;
+  }
+  if (raw !== null && typeof raw === 'object' && typeof (raw as ToolRegistryCore).register === 'function') {
+    return raw as ToolRegistryCore;
+  }
+  throw new TypeError(
+    `Expected the \`tools\` option of createTestAgent() to be an array of tool definitions or a tool registry, got ${describeReceived(raw)}`,
+  );
+}
+
+function describeReceived(value: unknown): string {
+  const type = value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
+  return `${JSON.stringify(value) ?? String(value)} (${type})`;
+}
