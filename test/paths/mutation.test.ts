@@ -19,7 +19,7 @@ const flushEarly = (logic: typeof turnMachine, log: SessionLog) =>
     },
   });
 
-describe('mutation: a turn that flushes the step FIFO before the batch is done', () => {
+describe('G01 mutation: a turn that flushes the step FIFO before the batch is done', () => {
   it('is caught by the generated path tests (invariant 6, active-batch adjacency)', async () => {
     const runs = turnPaths();
     const caught = new Map<string, string[]>();

@@ -117,7 +117,7 @@ async function executePath(path: MachinePath, present: Readonly<Record<string, b
 // Filled by the path tests, read by the coverage test declared after them (tests of a file run in order).
 const visited = new Set<string>();
 
-describe('toolCall machine: shortest paths over every seam configuration', () => {
+describe('G01 toolCall: shortest paths over every seam configuration', () => {
   for (const { name, present, batched, paths } of runs) {
     describe(name, () => {
       for (const path of paths) {
@@ -140,12 +140,12 @@ describe('toolCall machine: shortest paths over every seam configuration', () =>
     });
   }
 
-  it('reaches every state node (steps and microsteps)', () => {
+  it('G01 toolCall: reaches every state node (steps and microsteps)', () => {
     expect(visited.size).toBeGreaterThan(0);
     expect(coverage(toolCallMachine, visited)).toEqual([]);
   });
 
-  it('prints its path counts', () => {
+  it('G01 toolCall: prints its path counts', () => {
     const total = runs.reduce((sum, run) => sum + run.paths.length, 0);
     console.log(
       `toolCall: ${total} paths over ${runs.length} configurations (${runs.map((r) => r.paths.length).join(', ')})`,

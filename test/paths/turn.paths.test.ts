@@ -8,7 +8,7 @@ const runs = turnPaths();
 // Filled by the path tests, read by the coverage test declared after them (tests of a file run in order).
 const visited = new Set<string>();
 
-describe('turn machine: shortest paths over every seam configuration', () => {
+describe('G01 turn: shortest paths over every seam configuration', () => {
   for (const { config, input, paths } of runs) {
     describe(config.name, () => {
       for (const path of paths) {
@@ -24,12 +24,12 @@ describe('turn machine: shortest paths over every seam configuration', () => {
     });
   }
 
-  it('reaches every state node (steps and microsteps)', () => {
+  it('G01 turn: reaches every state node (steps and microsteps)', () => {
     expect(visited.size).toBeGreaterThan(0);
     expect(coverage(turnMachine, visited)).toEqual([]);
   });
 
-  it('prints its path counts', () => {
+  it('G01 turn: prints its path counts', () => {
     const total = runs.reduce((sum, run) => sum + run.paths.length, 0);
     console.log(
       `turn: ${total} paths over ${runs.length} configurations (${runs.map((r) => r.paths.length).join(', ')})`,

@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { diagramsDir, renderDiagrams } from '../../../scripts/diagrams.js';
+import { diagramsDir, readmePath, renderDiagrams, renderRootReadme } from '../../../scripts/diagrams.js';
 import { allMachines } from './machines.js';
 
 describe('docs/diagrams', () => {
@@ -20,5 +20,11 @@ describe('docs/diagrams', () => {
       expect(files.has(`${name}.dot`)).toBe(true);
       expect(readme).toContain(`\`\`\`mermaid\n${files.get(`${name}.mmd`)!}\`\`\``);
     }
+  });
+
+  it('the repository README shows each machine diagram as `npm run diagrams` generates it', () => {
+    const readme = readFileSync(readmePath, 'utf8');
+    expect(readme, 'README.md diagrams are stale: run npm run diagrams').toBe(renderRootReadme(readme));
+    for (const [name] of allMachines) expect(readme).toContain(`### ${name}`);
   });
 });
