@@ -10,23 +10,15 @@ import {
   hooksConfig,
   isGone,
   requestTexts,
-  scratchDir,
   textOf,
+  useScratchSessions,
   waitUntil,
 } from './harness.js';
 
-let cleanup: (() => Promise<void>) | undefined;
-afterEach(async () => {
-  await cleanup?.();
-  cleanup = undefined;
+const session = useScratchSessions();
+afterEach(() => {
   delete process.env.SEAMCHART_TEST_TOKEN;
 });
-
-async function session() {
-  const scratch = await scratchDir();
-  cleanup = scratch.remove;
-  return scratch.dir;
-}
 
 const bashCall = { toolCalls: [{ id: 'c1', name: 'Bash', arguments: { command: 'ls' } }] };
 

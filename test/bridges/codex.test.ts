@@ -1,20 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { claudeCodeHooks, codexHooks } from '../../bridges/index.js';
-import { createHookAgent, fixture, hooksConfig, scratchDir } from './harness.js';
+import { createHookAgent, fixture, hooksConfig, useScratchSessions } from './harness.js';
 
-let cleanup: (() => Promise<void>) | undefined;
-afterEach(async () => {
-  await cleanup?.();
-  cleanup = undefined;
-});
-
-async function session() {
-  const scratch = await scratchDir();
-  cleanup = scratch.remove;
-  return scratch.dir;
-}
+const session = useScratchSessions();
 
 const bashCall = { toolCalls: [{ id: 'c1', name: 'Bash', arguments: { command: 'ls' } }] };
 

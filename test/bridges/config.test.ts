@@ -1,6 +1,6 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   claudeCodeHooks,
   codexHooks,
@@ -8,19 +8,9 @@ import {
   HookConfigError,
   loadHookPlugins,
 } from '../../bridges/index.js';
-import { createHookAgent, FIXTURES, requestTexts, scratchDir } from './harness.js';
+import { createHookAgent, FIXTURES, requestTexts, useScratchSessions } from './harness.js';
 
-let cleanup: (() => Promise<void>) | undefined;
-afterEach(async () => {
-  await cleanup?.();
-  cleanup = undefined;
-});
-
-async function session() {
-  const scratch = await scratchDir();
-  cleanup = scratch.remove;
-  return scratch.dir;
-}
+const session = useScratchSessions();
 
 const configs = path.join(FIXTURES, 'configs');
 

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { expect } from 'vitest';
+import { afterEach, expect } from 'vitest';
 import { z } from 'zod';
 import type { HookBridge } from '../../bridges/index.js';
 import { type Agent, createAgent, createToolRegistry } from '../../machines/index.js';
@@ -50,6 +50,22 @@ export function hooksConfig(
 export async function scratchDir(): Promise<{ dir: string; remove(): Promise<void> }> {
   const dir = await mkdtemp(path.join(tmpdir(), 'seamchart-hooks-'));
   return { dir, remove: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * Registers an `afterEach` that removes the scratch directories a test made, and returns the
+ * function that makes one (the session cwd).
+ */
+export function useScratchSessions(): () => Promise<string> {
+  const made: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    await Promise.all(made.splice(0).map((remove) => remove()));
+  });
+  return async () => {
+    const scratch = await scratchDir();
+    made.push(scratch.remove);
+    return scratch.dir;
+  };
 }
 
 export interface HookAgent {

@@ -1,18 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { claudeCodeHooks } from '../../bridges/index.js';
-import { createHookAgent, fixture, hooksConfig, requestTexts, scratchDir } from './harness.js';
+import { createHookAgent, fixture, hooksConfig, requestTexts, useScratchSessions } from './harness.js';
 
-let cleanup: (() => Promise<void>) | undefined;
-afterEach(async () => {
-  await cleanup?.();
-  cleanup = undefined;
-});
-
-async function session() {
-  const scratch = await scratchDir();
-  cleanup = scratch.remove;
-  return scratch.dir;
-}
+const session = useScratchSessions();
 
 describe('UserPromptSubmit through the Claude Code bridge', () => {
   it('H01 exit 2 with stderr rejects the turn with that reason; the model is never called; hook/invoked and hook/result are recorded', async () => {

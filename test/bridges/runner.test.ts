@@ -1,20 +1,18 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { claudeCodeHooks } from '../../bridges/index.js';
-import { createHookAgent, fixture, hooksConfig, isGone, scratchDir, textOf, waitUntil } from './harness.js';
+import {
+  createHookAgent,
+  fixture,
+  hooksConfig,
+  isGone,
+  textOf,
+  useScratchSessions,
+  waitUntil,
+} from './harness.js';
 
-let cleanup: (() => Promise<void>) | undefined;
-afterEach(async () => {
-  await cleanup?.();
-  cleanup = undefined;
-});
-
-async function session() {
-  const scratch = await scratchDir();
-  cleanup = scratch.remove;
-  return scratch.dir;
-}
+const session = useScratchSessions();
 
 const bashCall = { toolCalls: [{ id: 'c1', name: 'Bash', arguments: { command: 'ls' } }] };
 

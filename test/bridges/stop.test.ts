@@ -1,20 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { claudeCodeHooks } from '../../bridges/index.js';
-import { createHookAgent, fixture, hooksConfig, requestTexts, scratchDir } from './harness.js';
+import { createHookAgent, fixture, hooksConfig, requestTexts, useScratchSessions } from './harness.js';
 
-let cleanup: (() => Promise<void>) | undefined;
-afterEach(async () => {
-  await cleanup?.();
-  cleanup = undefined;
-});
-
-async function session() {
-  const scratch = await scratchDir();
-  cleanup = scratch.remove;
-  return scratch.dir;
-}
+const session = useScratchSessions();
 
 const answers = (n: number) => Array.from({ length: n }, (_, i) => ({ text: `answer ${i + 1}` }));
 

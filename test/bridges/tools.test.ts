@@ -1,19 +1,9 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { claudeCodeHooks, codexHooks } from '../../bridges/index.js';
 import type { ApprovalRequest } from '../../seams/index.js';
-import { createHookAgent, fixture, hooksConfig, rows, scratchDir, textOf } from './harness.js';
+import { createHookAgent, fixture, hooksConfig, rows, textOf, useScratchSessions } from './harness.js';
 
-let cleanup: (() => Promise<void>) | undefined;
-afterEach(async () => {
-  await cleanup?.();
-  cleanup = undefined;
-});
-
-async function session() {
-  const scratch = await scratchDir();
-  cleanup = scratch.remove;
-  return scratch.dir;
-}
+const session = useScratchSessions();
 
 const call = (id: string, name: string, command: string) => ({ id, name, arguments: { command } });
 
