@@ -56,13 +56,15 @@ function addNoopListeners(seams: Seams, perSeam: number): void {
   }
 }
 
+const echoArgs = z.object({ text: z.string() });
+
 /** The floor: a plain async function doing the same work as one tool call. */
 async function plainToolCall(listeners: number): Promise<void> {
   const args = Object.freeze(JSON.parse('{"text":"hi"}') as { text: string });
   let decision: { kind: string } = { kind: 'allow' };
   for (let i = 0; i < listeners; i++) decision = await Promise.resolve(decision);
   if (decision.kind !== 'allow') return;
-  const parsed = z.object({ text: z.string() }).parse(args);
+  const parsed = echoArgs.parse(args);
   const value = await Promise.resolve(parsed.text);
   for (let i = 0; i < listeners; i++) await Promise.resolve(value);
   Object.freeze({ isError: false, value, content: [{ type: 'text', text: value }] });
@@ -196,6 +198,10 @@ async function main(): Promise<void> {
   await benchTurns();
   await benchParallelBatch();
   await benchHeap();
+  printRows();
+}
+
+function printRows(): void {
   const width = Math.max(...rows.map((r) => r.name.length));
   console.log(`${'benchmark'.padEnd(width)}  median      ratio`);
   for (const row of rows) {
@@ -205,4 +211,8 @@ async function main(): Promise<void> {
   }
 }
 
-await main();
+const only = process.env.BENCH_ONLY;
+if (only === 'tools') await benchToolCalls();
+else if (only === 'turns') await benchTurns();
+if (only) printRows();
+else await main();

@@ -105,7 +105,25 @@ export const agentMachine = setup({
     }),
     clearHeld: assign({ held: [] }),
     clearPendingDiscard: assign({ pendingDiscard: [] }),
-    clearTurn: assign({ current: null, discardLeftover: false }),
+    clearTurn: assign({ current: null, discardLeftover: false, turnSteering: [] }),
+    holdSteering: assign({
+      turnSteering: ({ context }, params: { ids: readonly string[] }) => [
+        ...context.turnSteering,
+        ...params.ids,
+      ],
+    }),
+    endSteering: assign({
+      turnSteering: ({ context }, params: { ids: readonly string[] }) =>
+        context.turnSteering.filter((id) => !params.ids.includes(id)),
+    }),
+    // The turn died: the steering it still held is discarded with the rest of the pending discard.
+    discardTurnSteering: assign(({ context }) => ({
+      pendingDiscard: [
+        ...context.pendingDiscard,
+        ...context.turnSteering.map((id) => ({ id, steering: true })),
+      ],
+      turnSteering: [],
+    })),
   },
   guards: {
     sessionStartIsEmpty: ({ context }) => !context.sessionStartPresent,
@@ -128,6 +146,7 @@ export const agentMachine = setup({
     pendingDiscard: [],
     discardLeftover: false,
     disposing: false,
+    turnSteering: [],
   }),
   initial: 'starting',
   states: {
@@ -231,6 +250,7 @@ export const agentMachine = setup({
                 actions: [
                   'closeTurnScope',
                   { type: 'repairTurn', params: ({ event }) => ({ error: event.error }) },
+                  'discardTurnSteering',
                   'clearTurn',
                 ],
               },
@@ -239,12 +259,18 @@ export const agentMachine = setup({
                 actions: [
                   'closeTurnScope',
                   { type: 'repairTurn', params: ({ event }) => ({ error: event.error }) },
+                  'discardTurnSteering',
                   { type: 'discardItems', params: ({ context }) => ({ items: context.pendingDiscard }) },
                   'clearPendingDiscard',
                   'clearTurn',
                 ],
               },
             ],
+          },
+          on: {
+            // The turn's own inbox books (see `turnSteering`).
+            STEERING_HELD: { actions: { type: 'holdSteering', params: ({ event }) => ({ ids: event.ids }) } },
+            STEERING_ENDED: { actions: { type: 'endSteering', params: ({ event }) => ({ ids: event.ids }) } },
           },
           initial: 'open',
           states: {
@@ -254,6 +280,8 @@ export const agentMachine = setup({
                 STEER: {
                   actions: [
                     { type: 'notifyEnqueue', params: ({ event }) => ({ item: event.item, steering: true }) },
+                    // Held even if the turn just died (not delivered): its onError then discards it.
+                    { type: 'holdSteering', params: ({ event }) => ({ ids: [event.item.id] }) },
                     'forwardToTurn',
                   ],
                 },

@@ -1,4 +1,4 @@
-import type { AnyActorRef } from 'xstate';
+import type { ActorSystem, AnyActorRef } from 'xstate';
 import type { AgentStatus, CancelCause, NotifySeamName, SeamCtx } from '../seams/types.js';
 import { SessionLogError } from '../session/errors.js';
 import { repairEvents } from '../session/repair.js';
@@ -6,12 +6,21 @@ import type { LogEvent, SessionLog } from '../session/types.js';
 import { createReportingScope } from './agentReport.js';
 import type { AgentContext, AgentEvent, AgentMachineServices } from './agentTypes.js';
 import type { DiscardEntry, InboxItem, Injection } from './inbox.js';
+import { fixedServices, type ServicesResolver } from './systemServices.js';
 import { toFailure } from './turnRules.js';
 import type { TurnOutput } from './turnTypes.js';
 
 interface Args {
   readonly context: AgentContext;
   readonly self: AnyActorRef;
+  readonly system: ActorSystem<any>;
+}
+
+/** What a contained effect receives: its args with the services resolved. */
+interface EffectArgs {
+  readonly context: AgentContext;
+  readonly self: AnyActorRef;
+  readonly services: AgentMachineServices;
 }
 
 /** Flushes started by injection turns; `dispose()` waits for them (keyed by log). */
@@ -60,23 +69,40 @@ export interface AgentActionImplementations {
  * @param services the agent's services
  */
 export function createAgentActions(services: AgentMachineServices): AgentActionImplementations {
-  const { log, seams, agentId } = services;
-  const scope = createReportingScope(services, agentId);
-  const notify = <TName extends NotifySeamName>(name: TName, payload: SeamCtx<TName>) =>
-    seams.notify(name, payload, scope);
+  return createAgentActionsFor(fixedServices(services));
+}
+
+/**
+ * The side-effect actions of the agent, each resolving its services from its args (see `ServicesResolver`).
+ * @param servicesOf where the actions find the agent's services
+ */
+export function createAgentActionsFor(
+  servicesOf: ServicesResolver<AgentMachineServices>,
+): AgentActionImplementations {
+  const notify = <TName extends NotifySeamName>(
+    services: AgentMachineServices,
+    name: TName,
+    payload: SeamCtx<TName>,
+  ) => services.seams.notify(name, payload, createReportingScope(services, services.agentId));
 
   const contained =
-    <TParams>(origin: string, effect: (args: Args, params: TParams) => void) =>
+    <TParams>(origin: string, effect: (args: EffectArgs, params: TParams) => void) =>
     (args: Args, params: TParams): void => {
+      const services = servicesOf(args);
       try {
-        effect(args, params);
+        effect({ context: args.context, self: args.self, services }, params);
       } catch (error) {
         services.reportError({ error: toFailure(error), origin });
       }
     };
 
   /** Writes `turn/start{injection}`, `context/message`, `turn/end{completed}`, then a tracked flush. */
-  const writeInjectionTurn = (injection: Injection, self: AnyActorRef): void => {
+  const writeInjectionTurn = (
+    services: AgentMachineServices,
+    injection: Injection,
+    self: AnyActorRef,
+  ): void => {
+    const { log } = services;
     const turn = lastTurnNumber(log.events) + 1;
     try {
       log.appendCore('turn/start', { turn, trigger: { kind: 'injection', source: injection.source } });
@@ -93,10 +119,11 @@ export function createAgentActions(services: AgentMachineServices): AgentActionI
       ...(meta === undefined ? {} : { meta }),
     });
     log.appendCore('turn/end', { turn, reason: { kind: 'completed' } });
-    trackFlush(turn);
+    trackFlush(services, turn);
   };
 
-  const trackFlush = (turn: number): void => {
+  const trackFlush = (services: AgentMachineServices, turn: number): void => {
+    const { log } = services;
     const pending = pendingFlushes.get(log) ?? new Set<Promise<void>>();
     pendingFlushes.set(log, pending);
     const flush: Promise<void> = log
@@ -109,34 +136,58 @@ export function createAgentActions(services: AgentMachineServices): AgentActionI
   };
 
   return {
-    announceStatus: contained('agent/status', ({ context }, params: { status: AgentStatus }) => {
-      if (context.status !== params.status) notify('agent/status', { agentId, status: params.status });
+    announceStatus: contained('agent/status', ({ context, services }, params: { status: AgentStatus }) => {
+      if (context.status !== params.status)
+        notify(services, 'agent/status', { agentId: services.agentId, status: params.status });
     }),
-    notifyEnqueue: contained('agent/inbox/enqueue', (_, params: { item: InboxItem; steering: boolean }) => {
-      const { id, content, source, wakeup } = params.item;
-      notify('agent/inbox/enqueue', { agentId, id, content, source, steering: params.steering, wakeup });
-    }),
-    notifyDequeue: contained('agent/inbox/dequeue', ({ context }) => {
+    notifyEnqueue: contained(
+      'agent/inbox/enqueue',
+      ({ services }, params: { item: InboxItem; steering: boolean }) => {
+        const { id, content, source, wakeup } = params.item;
+        const { agentId } = services;
+        notify(services, 'agent/inbox/enqueue', {
+          agentId,
+          id,
+          content,
+          source,
+          steering: params.steering,
+          wakeup,
+        });
+      },
+    ),
+    notifyDequeue: contained('agent/inbox/dequeue', ({ context, services }) => {
       if (context.current)
-        notify('agent/inbox/dequeue', { agentId, id: context.current.item.id, steering: false });
+        notify(services, 'agent/inbox/dequeue', {
+          agentId: services.agentId,
+          id: context.current.item.id,
+          steering: false,
+        });
     }),
-    notifyCancelRequested: contained('agent/cancel-requested', (_, params: { cause: CancelCause }) => {
-      notify('agent/cancel-requested', { agentId, cause: params.cause });
+    notifyCancelRequested: contained(
+      'agent/cancel-requested',
+      ({ services }, params: { cause: CancelCause }) => {
+        notify(services, 'agent/cancel-requested', { agentId: services.agentId, cause: params.cause });
+      },
+    ),
+    discardItems: contained(
+      'agent/inbox/discard',
+      ({ services }, params: { items: readonly DiscardEntry[] }) => {
+        if (params.items.length > 0)
+          notify(services, 'agent/inbox/discard', { agentId: services.agentId, items: params.items });
+      },
+    ),
+    writeInjectionTurn: contained('inject', ({ self, services }, params: { injection: Injection }) => {
+      writeInjectionTurn(services, params.injection, self);
     }),
-    discardItems: contained('agent/inbox/discard', (_, params: { items: readonly DiscardEntry[] }) => {
-      if (params.items.length > 0) notify('agent/inbox/discard', { agentId, items: params.items });
+    writeHeldInjections: contained('inject', ({ context, self, services }) => {
+      for (const injection of context.held) writeInjectionTurn(services, injection, self);
     }),
-    writeInjectionTurn: contained('inject', ({ self }, params: { injection: Injection }) => {
-      writeInjectionTurn(params.injection, self);
-    }),
-    writeHeldInjections: contained('inject', ({ context, self }) => {
-      for (const injection of context.held) writeInjectionTurn(injection, self);
-    }),
-    closeTurnScope: contained('turn', ({ context }) => {
+    closeTurnScope: contained('turn', ({ context, services }) => {
       if (context.current) services.scopes.close(context.current.scopeKey);
     }),
-    repairTurn: contained('turn', ({ context }, params: { error: unknown }) => {
+    repairTurn: contained('turn', ({ context, services }, params: { error: unknown }) => {
       // The turn actor died: close what it left open with the crash-repair routine, then report it.
+      const { log } = services;
       const failure = toFailure(params.error);
       const { events } = repairEvents(log.events, {
         reason: ({ step }) => ({ kind: 'error', step, message: failure.message, code: 'INTERNAL_ERROR' }),
@@ -148,17 +199,20 @@ export function createAgentActions(services: AgentMachineServices): AgentActionI
         ...(context.current ? { turn: context.current.turn } : {}),
       });
     }),
-    reportLateSessionStart: contained('agent/session-start', () => {
+    reportLateSessionStart: contained('agent/session-start', ({ services }) => {
       const message = `agent/session-start listeners did not settle within ${services.sessionStartTimeoutMs} ms; the agent proceeded without them`;
-      services.logger.error(message, { agentId, seam: 'agent/session-start' });
+      services.logger.error(message, { agentId: services.agentId, seam: 'agent/session-start' });
       services.reportError({
         error: { message, code: 'SESSION_START_TIMEOUT' },
         origin: 'agent/session-start',
       });
     }),
-    reportSessionStartFailure: contained('agent/session-start', (_, params: { error: unknown }) => {
-      services.reportError({ error: toFailure(params.error), origin: 'agent/session-start' });
-    }),
+    reportSessionStartFailure: contained(
+      'agent/session-start',
+      ({ services }, params: { error: unknown }) => {
+        services.reportError({ error: toFailure(params.error), origin: 'agent/session-start' });
+      },
+    ),
   };
 }
 

@@ -3,6 +3,7 @@ import { lastTurnNumber, settleInjectionFlushes } from './agentActions.js';
 import { createReportingScope } from './agentReport.js';
 import type { AgentMachineServices } from './agentTypes.js';
 import type { InboxItem } from './inbox.js';
+import { fixedServices, type ServicesResolver } from './systemServices.js';
 import { createTurnLogic } from './turn.js';
 import { type SeamsPresent, type TurnInput, turnSeams } from './turnTypes.js';
 
@@ -48,10 +49,23 @@ export interface AgentActors {
  * @param services the agent's services
  */
 export function createAgentActors(services: AgentMachineServices): AgentActors {
-  const { agentId } = services;
+  return createAgentActorsFor(fixedServices(services), createTurnLogic(services));
+}
+
+/**
+ * The actors of the agent, each resolving its services from its args (see `ServicesResolver`).
+ * @param servicesOf where the actors find the agent's services
+ * @param turn the turn logic the agent invokes
+ */
+export function createAgentActorsFor(
+  servicesOf: ServicesResolver<AgentMachineServices>,
+  turn: AgentActors['turn'],
+): AgentActors {
   return {
     sessionStart: fromPromise<void, { readonly agentId: string; readonly source: 'startup' | 'resume' }>(
-      async ({ input, signal }) => {
+      async ({ input, signal, system }) => {
+        const services = servicesOf({ system });
+        const { agentId } = services;
         const seams = services.seams.snapshot(agentId);
         await seams.awaitedNotify(
           'agent/session-start',
@@ -60,11 +74,12 @@ export function createAgentActors(services: AgentMachineServices): AgentActors {
         );
       },
     ),
-    turn: createTurnLogic(services),
+    turn,
     // Disposal resolves after the last flush: injection turns flush on their own.
-    settle: fromPromise<void, { readonly agentId: string }>(async () => {
-      await settleInjectionFlushes(services.log);
-      await services.log.flush();
+    settle: fromPromise<void, { readonly agentId: string }>(async ({ system }) => {
+      const { log } = servicesOf({ system });
+      await settleInjectionFlushes(log);
+      await log.flush();
     }),
   };
 }

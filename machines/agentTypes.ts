@@ -1,7 +1,7 @@
 import type { AgentStatus, ApprovalChannel, CancelCause, SeamLogger } from '../seams/types.js';
 import type { DiscardEntry, InboxItem, Injection } from './inbox.js';
 import type { TurnMachineServices } from './services.js';
-import type { TurnInput } from './turnTypes.js';
+import type { TurnInput, TurnSteeringReport } from './turnTypes.js';
 
 /** Input of the agent machine. */
 export interface AgentInput {
@@ -28,6 +28,11 @@ export interface AgentContext extends AgentInput {
   readonly discardLeftover: boolean;
   /** `DISPOSE` arrived while a turn was open. */
   readonly disposing: boolean;
+  /**
+   * Ids of the steering whose inbox-ledger entry the open turn holds: forwarded to it, or enqueued by it
+   * (`STEERING_HELD`), and not yet dequeued or discarded by it (`STEERING_ENDED`). Discarded if it dies.
+   */
+  readonly turnSteering: readonly string[];
 }
 
 /** Events the agent accepts (from its handle and from its turn). */
@@ -38,7 +43,8 @@ export type AgentEvent =
   | { type: 'INJECT'; injection: Injection }
   | { type: 'CANCEL'; cause: CancelCause; keepInbox: boolean }
   | { type: 'DISPOSE' }
-  | { type: 'TURN_CLOSED' };
+  | { type: 'TURN_CLOSED' }
+  | TurnSteeringReport;
 
 /** What the agent machine needs: the turn services plus the agent-level handles. */
 export interface AgentMachineServices extends TurnMachineServices {

@@ -1,17 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import { type Actor, createActor, toPromise } from 'xstate';
+import { type Actor, toPromise } from 'xstate';
 import { Seam } from '../seams/names.js';
 import type { ContentBlock, JsonValue, MessageSource } from '../seams/schemas.js';
 import type { AgentHandle, AgentLogView, AgentStatus, CancelCause, DeliveryOptions } from '../seams/types.js';
 import { createSessionLog, memoryStore } from '../session/index.js';
 import type { SessionStore } from '../session/types.js';
-import { createAgentLogic } from './agent.js';
+import type { createAgentLogic } from './agent.js';
+import { sharedAgentLogic } from './agentLogic.js';
 import { type AgentOptions, type ResolvedAgentOptions, resolveAgentOptions } from './agentOptions.js';
 import { createReportingScope } from './agentReport.js';
 import type { AgentEvent, AgentMachineServices } from './agentTypes.js';
 import { createInboxItem, createInjection } from './inbox.js';
 import { ScopeTable } from './scope.js';
 import type { TurnMachineServices } from './services.js';
+import { createActorWithServices } from './systemServices.js';
 import { toFailure } from './turnRules.js';
 
 export type { AgentOptions } from './agentOptions.js';
@@ -178,7 +180,9 @@ export function createAgent(rawOptions: AgentOptions): Agent {
     logger: options.logger,
     ...(options.approval === undefined ? {} : { approval: options.approval }),
   };
-  actor = createActor(createAgentLogic(services), {
+  // The agent's machines are provided once per process; this agent's services are registered for its
+  // actor system, which its turns, batches and calls share.
+  actor = createActorWithServices(sharedAgentLogic(), services, {
     ...(options.inspect === undefined ? {} : { inspect: options.inspect }),
     input: {
       agentId,

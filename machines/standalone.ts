@@ -1,13 +1,15 @@
-import { createActor } from 'xstate';
 import { describeReceived } from '../seams/describe.js';
 import type { ToolResult } from '../seams/schemas.js';
 import { createToolRegistryCore } from '../tools/index.js';
 import type { ExecuteOptions, ToolCallRequest, ToolRegistry } from '../tools/types.js';
 import { toolCalls } from './callTable.js';
 import { ScopeTable } from './scope.js';
-import { createToolCallLogic } from './toolCallLogic.js';
+import type { ToolMachineServices } from './services.js';
+import { createActorWithServices } from './systemServices.js';
+import { sharedToolCallLogic } from './toolCallLogic.js';
 
 const DEFAULT_CANCEL_GRACE_MS = 5_000;
+let registries = 0;
 
 /**
  * Creates a tool registry: register tools, list their schemas, and run one call through the whole
@@ -20,6 +22,8 @@ const DEFAULT_CANCEL_GRACE_MS = 5_000;
 export function createToolRegistry(): ToolRegistry {
   const core = createToolRegistryCore();
   const scopes = new ScopeTable();
+  // Call handles live in one process-wide table: each registry keys its calls apart.
+  const scopePrefix = `tools.execute#${++registries}`;
   let calls = 0;
 
   const execute = async (rawRequest: ToolCallRequest, rawOptions: ExecuteOptions): Promise<ToolResult> => {
@@ -37,19 +41,22 @@ export function createToolRegistry(): ToolRegistry {
         ...(request.agent ? { agent: request.agent } : {}),
         ...(options.approval ? { approval: options.approval } : {}),
       },
-      'tools.execute',
+      scopePrefix,
     );
     const callKey = `${scopeKey}/call`;
     toolCalls.open(callKey, { ...request, callId }, controller.signal);
-    const logic = createToolCallLogic({
+    // One root actor per call; its services are registered for its system (the logic is shared).
+    const services: ToolMachineServices = {
       tools: core,
       scopes,
       seams: options.seams,
       cancelGraceMs: options.cancelGraceMs,
-    });
+    };
     try {
       return await new Promise<ToolResult>((resolve, reject) => {
-        const actor = createActor(logic, { input: { scopeKey, callKey, batched: false } });
+        const actor = createActorWithServices(sharedToolCallLogic(), services, {
+          input: { scopeKey, callKey, batched: false },
+        });
         // The root actor always has an error subscriber: a machine failure rejects, it never crashes.
         actor.subscribe({
           complete: () => resolve(actor.getSnapshot().output!.result),

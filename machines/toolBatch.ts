@@ -1,4 +1,4 @@
-import { assign, fromCallback, fromPromise, sendTo, setup, spawnChild, stopChild } from 'xstate';
+import { assign, fromCallback, fromPromise, setup, spawnChild, stopChild } from 'xstate';
 import { callIndexOf, callKeyOf, inFlight, mayStartNext } from './toolBatchRules.js';
 import type {
   ClassifyInput,
@@ -10,6 +10,7 @@ import type {
   ToolBatchOutput,
 } from './toolBatchTypes.js';
 import { toolCallMachine } from './toolCall.js';
+import { sendToLiveChild } from './turnChildren.js';
 
 export { graphEvents } from './toolBatchGraph.js';
 export { createToolBatchLogic } from './toolBatchLogic.js';
@@ -54,7 +55,9 @@ export const toolBatchMachine = setup({
         step: context.step,
       }),
     }),
-    sendCommit: sendTo(({ context }) => childId(context.cursor), { type: 'COMMIT' }),
+    // Checked when it runs (decision 32): a call that died gets nothing; its error event commits it.
+    sendCommit: ({ context, self }) =>
+      void sendToLiveChild(self, childId(context.cursor), { type: 'COMMIT' }),
     stopCursorCall: stopChild(({ context }) => childId(context.cursor)),
     // Context updates (pure).
     markStarted: assign(({ context }) => ({
@@ -174,8 +177,11 @@ export const toolBatchMachine = setup({
         onError: { target: 'placing', actions: { type: 'recordMode', params: { mode: 'exclusive' } } },
       },
     },
+    // A call at the cursor that died while the next one was classified is committed as crashed first
+    // (as in `scheduling`): committing it would wait for a done event that never comes.
     placing: {
       always: [
+        { guard: 'cursorCrashed', target: 'skippingCrashed' },
         { guard: 'canCommit', target: 'committing' },
         { guard: 'nextFits', target: 'starting' },
         { target: 'waiting' },

@@ -1,17 +1,20 @@
-import { type AnyActorRef, fromCallback, fromPromise } from 'xstate';
+import { type ActorSystem, type AnyActorRef, fromCallback, fromPromise } from 'xstate';
 import { describeThrown } from '../seams/describe.js';
 import type { ToolCallBlock, ToolResult } from '../seams/schemas.js';
 import type { SessionLog } from '../session/types.js';
 import { createFailureResult, parseToolArguments } from '../tools/index.js';
 import { toolCalls } from './callTable.js';
 import type { ToolMachineServices } from './services.js';
+import { fixedServices, once, type ServicesResolver, servicesOfSystem } from './systemServices.js';
 import { toolBatchMachine } from './toolBatch.js';
 import { callKeyOf } from './toolBatchRules.js';
 import type { ClassifyInput, ClassifyOutput, ToolBatchContext, ToolCallOutput } from './toolBatchTypes.js';
-import { createToolCallLogic } from './toolCallLogic.js';
+import { createToolCallLogic, sharedToolCallLogic } from './toolCallLogic.js';
 import { createAbortedBeforeDispatch } from './toolCallRules.js';
+import { sendToLiveChild } from './turnChildren.js';
 
-type EffectArgs = { context: ToolBatchContext; self: AnyActorRef };
+type AnyActorSystem = ActorSystem<any>;
+type EffectArgs = { context: ToolBatchContext; self: AnyActorRef; system: AnyActorSystem };
 
 /**
  * The toolBatch machine with services bound: the log it appends to, the tool registry it classifies
@@ -21,7 +24,27 @@ type EffectArgs = { context: ToolBatchContext; self: AnyActorRef };
  * const batch = createToolBatchLogic({ tools, scopes, seams, log, cancelGraceMs: 5_000 });
  */
 export function createToolBatchLogic(services: ToolMachineServices): typeof toolBatchMachine {
-  const requireLog = (): SessionLog => {
+  return provideToolBatchLogic(fixedServices(services), createToolCallLogic(services));
+}
+
+/**
+ * The toolBatch logic shared by every agent: it finds its services through the actor system
+ * (`createActorWithServices`) and spawns the shared toolCall logic.
+ */
+export const sharedToolBatchLogic = once(() =>
+  provideToolBatchLogic(servicesOfSystem<ToolMachineServices>, sharedToolCallLogic()),
+);
+
+/**
+ * The toolBatch machine whose implementations resolve their services from their args.
+ * @param servicesOf where the implementations find their services
+ * @param toolCall the toolCall logic the batch spawns
+ */
+export function provideToolBatchLogic(
+  servicesOf: ServicesResolver<ToolMachineServices>,
+  toolCall: ReturnType<typeof createToolCallLogic>,
+): typeof toolBatchMachine {
+  const requireLog = (services: ToolMachineServices): SessionLog => {
     if (!services.log)
       throw new Error('The tool batch needs services.log to record tool/call and tool/result');
     return services.log;
@@ -36,8 +59,13 @@ export function createToolBatchLogic(services: ToolMachineServices): typeof tool
         args.self.send({ type: 'INTERNAL_ERROR', message: `${name} failed: ${describeThrown(error)}` });
       }
     };
-  const appendResult = (context: ToolBatchContext, callId: string, result: ToolResult): void => {
-    requireLog().appendCore('tool/result', {
+  const appendResult = (
+    services: ToolMachineServices,
+    context: ToolBatchContext,
+    callId: string,
+    result: ToolResult,
+  ): void => {
+    requireLog(services).appendCore('tool/result', {
       turn: context.turn,
       step: context.step,
       callId,
@@ -46,8 +74,12 @@ export function createToolBatchLogic(services: ToolMachineServices): typeof tool
       ...(result.isError ? { error: { ...result.error } } : {}),
     });
   };
-  const appendCall = (context: ToolBatchContext, call: ToolCallBlock): void => {
-    requireLog().appendCore('tool/call', {
+  const appendCall = (
+    services: ToolMachineServices,
+    context: ToolBatchContext,
+    call: ToolCallBlock,
+  ): void => {
+    requireLog(services).appendCore('tool/call', {
       turn: context.turn,
       step: context.step,
       callId: call.id,
@@ -55,21 +87,22 @@ export function createToolBatchLogic(services: ToolMachineServices): typeof tool
       arguments: call.arguments,
     });
   };
-  const commit = (context: ToolBatchContext, self: AnyActorRef, callId: string, result: ToolResult): void => {
+  const commit = (args: EffectArgs, callId: string, result: ToolResult): void => {
+    const { context, self } = args;
     toolCalls.close(callKeyOf(context, context.cursor));
-    appendResult(context, callId, result);
+    appendResult(servicesOf(args), context, callId, result);
     self._parent?.send({ type: 'CALL_COMMITTED', callId, contexts: result.additionalContexts ?? [] });
   };
 
   return toolBatchMachine.provide({
     actors: {
-      toolCall: createToolCallLogic(services),
-      classify: fromPromise<ClassifyOutput, ClassifyInput>(async ({ input }) => ({
-        mode: classifyCall(services, input.call),
+      toolCall,
+      classify: fromPromise<ClassifyOutput, ClassifyInput>(async ({ input, system }) => ({
+        mode: classifyCall(servicesOf({ system }), input.call),
       })),
       watchScope: fromCallback<{ type: 'ABORT' }, { scopeKey: string; callKeyPrefix: string }>(
-        ({ input, sendBack }) => {
-          const signal = services.scopes.get(input.scopeKey).controller.signal;
+        ({ input, sendBack, system }) => {
+          const signal = servicesOf({ system }).scopes.get(input.scopeKey).controller.signal;
           const onAbort = (): void => sendBack({ type: 'ABORT' });
           if (signal.aborted) onAbort();
           else signal.addEventListener('abort', onAbort, { once: true });
@@ -82,7 +115,9 @@ export function createToolBatchLogic(services: ToolMachineServices): typeof tool
       ),
     },
     actions: {
-      startCall: guarded('Recording tool/call', ({ context }) => {
+      startCall: guarded('Recording tool/call', (args) => {
+        const { context } = args;
+        const services = servicesOf(args);
         const call = context.calls[context.started]!;
         const runSignal = services.scopes.get(context.scopeKey).controller.signal;
         toolCalls.open(
@@ -90,32 +125,30 @@ export function createToolBatchLogic(services: ToolMachineServices): typeof tool
           { callId: call.id, name: call.name, arguments: call.arguments },
           runSignal,
         );
-        appendCall(context, call);
+        appendCall(services, context, call);
       }),
-      commitResult: guarded<{ output: unknown }>('Recording tool/result', ({ context, self }, params) => {
+      commitResult: guarded<{ output: unknown }>('Recording tool/result', (args, params) => {
         const output = params.output as ToolCallOutput;
-        commit(context, self, output.callId, output.result);
+        commit(args, output.callId, output.result);
       }),
-      commitCrashed: guarded('Recording a failed call', ({ context, self }) => {
+      commitCrashed: guarded('Recording a failed call', (args) => {
+        const { context } = args;
         const call = context.calls[context.cursor]!;
         const reason = context.crashed[context.cursor] ?? 'unknown failure';
-        commit(
-          context,
-          self,
-          call.id,
-          createFailureResult('PIPELINE_ERROR', `The tool call actor failed: ${reason}`),
-        );
+        commit(args, call.id, createFailureResult('PIPELINE_ERROR', `The tool call actor failed: ${reason}`));
       }),
-      appendAbortedPairs: guarded('Recording aborted calls', ({ context }) => {
+      appendAbortedPairs: guarded('Recording aborted calls', (args) => {
+        const { context } = args;
+        const services = servicesOf(args);
         for (const call of context.calls.slice(context.started)) {
-          appendCall(context, call);
-          appendResult(context, call.id, createAbortedBeforeDispatch());
+          appendCall(services, context, call);
+          appendResult(services, context, call.id, createAbortedBeforeDispatch());
         }
       }),
       abortStartedCalls: guarded('Aborting started calls', ({ context, self }) => {
-        const children = self.getSnapshot().children as Record<string, AnyActorRef | undefined>;
+        // Only calls still running (decision 32): a call that died gets nothing.
         for (let index = context.cursor; index < context.started; index++) {
-          children[`call-${index}`]?.send({ type: 'ABORT' });
+          sendToLiveChild(self, `call-${index}`, { type: 'ABORT' });
         }
       }),
     },

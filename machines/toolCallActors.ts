@@ -15,6 +15,7 @@ import {
 import { type CallHandles, toolCalls } from './callTable.js';
 import type { RunScope } from './scope.js';
 import type { ToolMachineServices } from './services.js';
+import { fixedServices, type ServicesResolver } from './systemServices.js';
 import { normalizeAroundResult } from './toolCallNormalize.js';
 import { createAbortedBeforeDispatch, describeApprovalRefusal, describeFailure } from './toolCallRules.js';
 import {
@@ -43,7 +44,15 @@ interface Resolved {
  * @param services tools, scopes, seams, cancel grace
  */
 export function createToolCallActors(services: ToolMachineServices) {
-  const resolve = (input: ToolCallActorInput): Resolved => {
+  return createToolCallActorsFor(fixedServices(services));
+}
+
+/**
+ * The toolCall machine's actors, each resolving its services from its args (see `ServicesResolver`).
+ * @param servicesOf where the actors find tools, scopes, seams, cancel grace
+ */
+export function createToolCallActorsFor(servicesOf: ServicesResolver<ToolMachineServices>) {
+  const resolve = (services: ToolMachineServices, input: ToolCallActorInput): Resolved => {
     const handles = toolCalls.get(input.callKey);
     if (!handles.sealed) throw new Error(`Tool call "${input.callKey}" was not sealed before its policy ran`);
     return {
@@ -55,13 +64,15 @@ export function createToolCallActors(services: ToolMachineServices) {
   };
   // The actor's own signal aborts when the machine leaves the state: a late decision is then ignored.
   const dispatchScope = (
+    services: ToolMachineServices,
     input: ToolCallActorInput,
     exec: ToolExecution,
     signal: AbortSignal,
   ): DispatchScope => createDispatchScope(services, input, exec, signal);
 
   return {
-    seal: fromPromise<SealOutput, ToolCallActorInput>(async ({ input }) => {
+    seal: fromPromise<SealOutput, ToolCallActorInput>(async ({ input, system }) => {
+      const services = servicesOf({ system });
       const handles = toolCalls.get(input.callKey);
       const scope = services.scopes.get(input.scopeKey);
       const { request, controller } = handles;
@@ -92,20 +103,22 @@ export function createToolCallActors(services: ToolMachineServices) {
       return { ...base, outcome: controller.signal.aborted ? 'pre-aborted' : 'sealed' };
     }),
 
-    preExecute: fromPromise<PreExecuteOutput, ToolCallActorInput>(async ({ input, signal }) => {
-      const { exec, scope } = resolve(input);
+    preExecute: fromPromise<PreExecuteOutput, ToolCallActorInput>(async ({ input, signal, system }) => {
+      const services = servicesOf({ system });
+      const { exec, scope } = resolve(services, input);
       const outcome = await scope.seams.waterfall(
         'tools/pre-execute',
         exec,
         { kind: 'allow' },
-        dispatchScope(input, exec, signal),
+        dispatchScope(services, input, exec, signal),
       );
       return { decision: outcome.decision, decidedBy: outcome.decidedBy };
     }),
 
     approval: fromPromise<ApprovalOutput, ToolCallActorInput & { reason: string | null }>(
-      async ({ input }) => {
-        const { exec, scope } = resolve(input);
+      async ({ input, system }) => {
+        const services = servicesOf({ system });
+        const { exec, scope } = resolve(services, input);
         // An agent-less call has a channel only if the caller passed one (tools.execute({ approval })).
         const channel = scope.approval ?? (exec.agent ? services.seams.approval : undefined);
         if (!channel) {
@@ -127,14 +140,15 @@ export function createToolCallActors(services: ToolMachineServices) {
       },
     ),
 
-    guards: fromPromise<GuardsOutput, ToolCallActorInput>(async ({ input }) => {
-      const { exec, scope } = resolve(input);
+    guards: fromPromise<GuardsOutput, ToolCallActorInput>(async ({ input, system }) => {
+      const { exec, scope } = resolve(servicesOf({ system }), input);
       const denial = scope.seams.guards(exec);
       return denial ? { denied: denial.denied, by: denial.by } : { denied: null, by: null };
     }),
 
-    dispatch: fromPromise<DispatchOutput, ToolCallActorInput>(async ({ input, signal }) => {
-      const { handles, exec, scope } = resolve(input);
+    dispatch: fromPromise<DispatchOutput, ToolCallActorInput>(async ({ input, signal, system }) => {
+      const services = servicesOf({ system });
+      const { handles, exec, scope } = resolve(services, input);
       const callSignal = handles.controller.signal;
       // Stopping this actor (the call actor was stopped mid-body) must stop the body too.
       const stop = (): void => handles.controller.abort(signal.reason);
@@ -155,7 +169,7 @@ export function createToolCallActors(services: ToolMachineServices) {
           return result;
         };
         const raw = scope.seams.has('tools/execute')
-          ? await scope.seams.around(exec, tracked, dispatchScope(input, exec, signal))
+          ? await scope.seams.around(exec, tracked, dispatchScope(services, input, exec, signal))
           : await tracked(exec);
         let result = canonical.has(raw) ? raw : normalizeAroundResult(raw, exec, services.tools);
         // A success that arrives after the cancel is not trusted: nobody asked for it any more.
@@ -169,20 +183,21 @@ export function createToolCallActors(services: ToolMachineServices) {
       }
     }),
 
-    postExecute: fromPromise<PostExecuteOutput, PostExecuteInput>(async ({ input, signal }) => {
-      const { exec, scope } = resolve(input);
+    postExecute: fromPromise<PostExecuteOutput, PostExecuteInput>(async ({ input, signal, system }) => {
+      const services = servicesOf({ system });
+      const { exec, scope } = resolve(services, input);
       const outcome = await scope.seams.waterfall(
         'tools/post-execute',
         { exec, result: input.result },
         { kind: 'accept' },
-        dispatchScope(input, exec, signal),
+        dispatchScope(services, input, exec, signal),
       );
       const applied = applyPostDecision(input.result, outcome.decision, exec, services.tools);
       return { result: applied.result, contexts: applied.contexts, blocked: applied.blocked };
     }),
 
-    finalize: fromPromise<FinalizeOutput, PostExecuteInput>(async ({ input }) => {
-      const { sealed, exec } = resolve(input);
+    finalize: fromPromise<FinalizeOutput, PostExecuteInput>(async ({ input, system }) => {
+      const { sealed, exec } = resolve(servicesOf({ system }), input);
       if (!sealed.finalize) return { result: input.result };
       return { result: runFinalizer(sealed.finalize, exec, input.result) };
     }),

@@ -3,8 +3,9 @@ import type { JsonValue } from '../seams/schemas.js';
 import type { ToolExecution } from '../seams/types.js';
 import { toolCalls } from './callTable.js';
 import type { ToolMachineServices } from './services.js';
+import { fixedServices, once, type ServicesResolver, servicesOfSystem } from './systemServices.js';
 import { toolCallMachine } from './toolCall.js';
-import { createDispatchScope, createToolCallActors } from './toolCallActors.js';
+import { createDispatchScope, createToolCallActorsFor } from './toolCallActors.js';
 import type { ToolCallContext } from './toolCallTypes.js';
 
 const defaultDecisions = {
@@ -20,9 +21,30 @@ const defaultDecisions = {
  * const actor = createActor(logic, { input: { scopeKey, callKey, batched: false } });
  */
 export function createToolCallLogic(services: ToolMachineServices): typeof toolCallMachine {
+  return provideToolCallLogic(fixedServices(services));
+}
+
+/**
+ * The toolCall logic shared by every run: it finds its services through the actor system
+ * (`createActorWithServices`), so the machine is provided once, not once per call.
+ */
+export const sharedToolCallLogic = once(() => provideToolCallLogic(servicesOfSystem<ToolMachineServices>));
+
+/**
+ * The toolCall machine whose implementations resolve their services from their args.
+ * @param servicesOf where the implementations find their services
+ */
+export function provideToolCallLogic(
+  servicesOf: ServicesResolver<ToolMachineServices>,
+): typeof toolCallMachine {
   const execOf = (context: ToolCallContext): ToolExecution | undefined =>
     toolCalls.has(context.callKey) ? toolCalls.get(context.callKey).sealed?.exec : undefined;
-  const report = (origin: string, error: unknown, context: ToolCallContext): void => {
+  const report = (
+    services: ToolMachineServices,
+    origin: string,
+    error: unknown,
+    context: ToolCallContext,
+  ): void => {
     services.reportError?.({
       error: { message: `${origin} failed for tool call "${context.callId}": ${describeThrown(error)}` },
       origin,
@@ -31,15 +53,16 @@ export function createToolCallLogic(services: ToolMachineServices): typeof toolC
     });
   };
   return toolCallMachine.provide({
-    actors: createToolCallActors(services),
+    actors: createToolCallActorsFor(servicesOf),
     actions: {
       abortCall: ({ context }) => {
         if (toolCalls.has(context.callKey)) toolCalls.get(context.callKey).controller.abort();
       },
       // An empty waterfall is skipped by the machine, which still reports the default decision.
-      emitDefaultDecided: ({ context }, params) => {
+      emitDefaultDecided: ({ context, system }, params) => {
         const exec = execOf(context);
         if (!exec) return;
+        const services = servicesOf({ system });
         try {
           const scope = createDispatchScope(services, context, exec, exec.signal);
           services.seams.notify(
@@ -55,12 +78,13 @@ export function createToolCallLogic(services: ToolMachineServices): typeof toolC
             scope,
           );
         } catch (error) {
-          report('seam/decided', error, context);
+          report(services, 'seam/decided', error, context);
         }
       },
-      notifyResult: ({ context }) => {
+      notifyResult: ({ context, system }) => {
         const exec = execOf(context);
         if (!exec || !context.seamsPresent['tools/result'] || !context.result) return;
+        const services = servicesOf({ system });
         try {
           services.seams.notify(
             'tools/result',
@@ -68,10 +92,10 @@ export function createToolCallLogic(services: ToolMachineServices): typeof toolC
             createDispatchScope(services, context, exec, exec.signal),
           );
         } catch (error) {
-          report('tools/result', error, context);
+          report(services, 'tools/result', error, context);
         }
       },
     },
-    delays: { cancelGrace: services.cancelGraceMs },
+    delays: { cancelGrace: ({ system }) => servicesOf({ system }).cancelGraceMs },
   });
 }

@@ -1,4 +1,4 @@
-import { assign, fromPromise, setup } from 'xstate';
+import { type AnyActorRef, assign, fromPromise, setup } from 'xstate';
 import { Seam } from '../seams/names.js';
 import type {
   ContinuationDecision,
@@ -9,11 +9,12 @@ import type {
 import type { CancelCause, WaterfallSeamName } from '../seams/types.js';
 import type { InboxItem, Injection } from './inbox.js';
 import type { TurnMachineServices } from './services.js';
+import { fixedServices, once, type ServicesResolver, servicesOfSystem } from './systemServices.js';
 import { toolBatchMachine } from './toolBatch.js';
-import { createToolBatchLogic } from './toolBatchLogic.js';
+import { createToolBatchLogic, sharedToolBatchLogic } from './toolBatchLogic.js';
 import type { ToolBatchOutput } from './toolBatchTypes.js';
-import { continuationItemId, createTurnActions } from './turnActions.js';
-import { createTurnActors } from './turnActors.js';
+import { continuationItemId, createTurnActionsFor } from './turnActions.js';
+import { createTurnActorsFor } from './turnActors.js';
 import { sendToLiveChild } from './turnChildren.js';
 import {
   type AcceptedAnswer,
@@ -34,6 +35,7 @@ import type {
   TurnOutput,
   TurnSeamInput,
   TurnSeamName,
+  TurnSteeringReport,
   TurnStopOutput,
 } from './turnTypes.js';
 
@@ -104,6 +106,15 @@ export const turnMachine = setup({
     appendTurnEnd: noop,
     notifyClosed: noop,
     reportFlushFailure: (_, _params: { error: unknown }) => {},
+    // The agent's inbox books (decision 41): steering the turn ended itself (dequeued into a step, or
+    // discarded by a terminal stop) and a continuation reason it enqueued itself.
+    reportSteeringEnded: ({ context, self }) => reportSteering(self, 'STEERING_ENDED', context.steering),
+    reportSteeringHeld: ({ context, self }) =>
+      reportSteering(
+        self,
+        'STEERING_HELD',
+        context.steering.filter((item) => item.id === continuationItemId(context)),
+      ),
     // Checked when it runs, not when it is planned: a cancel can make the batch finish first.
     abortBatch: ({ self }) => void sendToLiveChild(self, 'toolBatch', { type: 'ABORT' }),
     // Context updates (pure).
@@ -311,7 +322,7 @@ export const turnMachine = setup({
           initial: 'drainSteering',
           states: {
             drainSteering: {
-              entry: ['recordSteering', 'clearSteering'],
+              entry: ['recordSteering', 'reportSteeringEnded', 'clearSteering'],
               always: [bail, { target: 'preStep' }],
             },
             preStep: {
@@ -453,7 +464,10 @@ export const turnMachine = setup({
                 { guard: 'hasFailure', target: '#turn.closing' },
                 // Steering is never drained into an aborted turn.
                 { guard: 'isCancelled', target: 'abortedPostStep' },
-                { target: 'postStep', actions: ['markSteered', 'recordSteering', 'clearSteering'] },
+                {
+                  target: 'postStep',
+                  actions: ['markSteered', 'recordSteering', 'reportSteeringEnded', 'clearSteering'],
+                },
               ],
             },
             postStep: {
@@ -528,6 +542,7 @@ export const turnMachine = setup({
                   actions: [
                     { type: 'applyContinuation', params: ({ event }) => ({ decision: event.output }) },
                     'announceContinueReason',
+                    'reportSteeringHeld',
                   ],
                 },
                 onError: {
@@ -556,6 +571,7 @@ export const turnMachine = setup({
                     actions: [
                       { type: 'recordStop', params: ({ event }) => ({ output: event.output }) },
                       'discardSteering',
+                      'reportSteeringEnded',
                       'clearSteering',
                     ],
                   },
@@ -674,6 +690,17 @@ function blockReason(decision: PromptDecision): string {
   return decision.kind === 'block' ? decision.reason : '';
 }
 
+/** Tells the parent agent (if any) about ledger entries of steering the turn took on or ended. */
+function reportSteering(
+  self: AnyActorRef,
+  type: TurnSteeringReport['type'],
+  items: readonly InboxItem[],
+): void {
+  if (items.length === 0) return;
+  const report: TurnSteeringReport = { type, ids: items.map((item) => item.id) };
+  (self as { _parent?: AnyActorRef })._parent?.send(report);
+}
+
 function dropSteering(context: TurnContext, keepInbox: boolean): Partial<TurnContext> {
   return keepInbox ? {} : { steering: [], dropped: [...context.dropped, ...context.steering] };
 }
@@ -685,9 +712,29 @@ function dropSteering(context: TurnContext, keepInbox: boolean): Partial<TurnCon
  * const turn = createActor(createTurnLogic(services), { input }).start();
  */
 export function createTurnLogic(services: TurnMachineServices): typeof turnMachine {
+  return provideTurnLogic(fixedServices(services), createToolBatchLogic(services));
+}
+
+/**
+ * The turn logic shared by every agent: it finds its services through the actor system
+ * (`createActorWithServices`), so the machine is provided once, not once per agent.
+ */
+export const sharedTurnLogic = once(() =>
+  provideTurnLogic(servicesOfSystem<TurnMachineServices>, sharedToolBatchLogic()),
+);
+
+/**
+ * The turn machine whose implementations resolve their services from their args.
+ * @param servicesOf where the implementations find the agent's services
+ * @param toolBatch the toolBatch logic the turn invokes
+ */
+export function provideTurnLogic(
+  servicesOf: ServicesResolver<TurnMachineServices>,
+  toolBatch: ReturnType<typeof createToolBatchLogic>,
+): typeof turnMachine {
   return turnMachine.provide({
-    actors: { ...createTurnActors(services), toolBatch: createToolBatchLogic(services) },
-    actions: createTurnActions(services),
-    delays: { cancelGrace: services.cancelGraceMs },
+    actors: { ...createTurnActorsFor(servicesOf), toolBatch },
+    actions: createTurnActionsFor(servicesOf),
+    delays: { cancelGrace: ({ system }) => servicesOf({ system }).cancelGraceMs },
   });
 }

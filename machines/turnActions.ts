@@ -1,16 +1,25 @@
-import { type ActionFunction, type AnyActorRef, enqueueActions } from 'xstate';
+import { type ActionFunction, type ActorSystem, type AnyActorRef, enqueueActions } from 'xstate';
 import type { HookContext, PromptDecision } from '../seams/schemas.js';
 import type { DispatchScope, NotifySeamName, SeamCtx, WaterfallSeamName } from '../seams/types.js';
 import { SessionLogError } from '../session/errors.js';
 import { repairEvents } from '../session/repair.js';
 import { createReportingScope } from './agentReport.js';
 import type { TurnMachineServices } from './services.js';
+import { fixedServices, type ServicesResolver } from './systemServices.js';
 import { type AcceptedAnswer, toFailure } from './turnRules.js';
 import type { TurnContext, TurnEvent } from './turnTypes.js';
+
+type AnyActorSystem = ActorSystem<any>;
 
 interface Args {
   readonly context: TurnContext;
   readonly self: AnyActorRef;
+  readonly system: AnyActorSystem;
+}
+
+/** What a contained effect receives: its args with the services resolved. */
+interface EffectArgs extends Omit<Args, 'system'> {
+  readonly services: Services;
 }
 
 type Effect<TParams = unknown> = ActionFunction<
@@ -65,21 +74,33 @@ export function continuationItemId(context: Pick<TurnContext, 'agentId' | 'turn'
  * @param services the agent's services
  */
 export function createTurnActions(services: Services): TurnActionImplementations {
-  const { log, seams } = services;
-  const scopeOf = (context: TurnContext): DispatchScope =>
+  return createTurnActionsFor(fixedServices(services));
+}
+
+/**
+ * The side-effect actions of the turn, each resolving its services from its args (see `ServicesResolver`).
+ * @param servicesOf where the actions find the agent's services
+ */
+export function createTurnActionsFor(servicesOf: ServicesResolver<Services>): TurnActionImplementations {
+  const scopeOf = (services: Services, context: TurnContext): DispatchScope =>
     createReportingScope(services, context.agentId, context.turn);
-  const notify = <TName extends NotifySeamName>(name: TName, payload: SeamCtx<TName>, context: TurnContext) =>
-    seams.notify(name, payload, scopeOf(context));
+  const notify = <TName extends NotifySeamName>(
+    services: Services,
+    name: TName,
+    payload: SeamCtx<TName>,
+    context: TurnContext,
+  ) => services.seams.notify(name, payload, scopeOf(services, context));
 
   /** Runs `effect`; a failure becomes the turn's failure (assigned in the same microstep), never a throw. */
   const contained = <TParams>(
-    effect: (args: Args, params: TParams) => void,
+    effect: (args: EffectArgs, params: TParams) => void,
     onFailure: Partial<TurnContext> = {},
   ) =>
     enqueueActions<TurnContext, TurnEvent, TParams, TurnEvent, any, any, any, any, any>(
-      ({ context, self, enqueue }, params) => {
+      ({ context, self, system, enqueue }, params) => {
+        const services = servicesOf({ system });
         try {
-          effect({ context, self }, params);
+          effect({ context, self, services }, params);
         } catch (error) {
           const failure = context.failure ?? {
             step: context.step,
@@ -98,7 +119,7 @@ export function createTurnActions(services: Services): TurnActionImplementations
       },
     );
 
-  const appendContexts = (contexts: readonly HookContext[]): void => {
+  const appendContexts = (log: Services['log'], contexts: readonly HookContext[]): void => {
     for (const { content, source, meta } of contexts) {
       log.appendCore('context/message', {
         content: [...content],
@@ -109,7 +130,8 @@ export function createTurnActions(services: Services): TurnActionImplementations
   };
 
   return {
-    appendTurnStart: ({ context, self }: Args): void => {
+    appendTurnStart: ({ context, self, system }: Args): void => {
+      const { log } = servicesOf({ system });
       // Reported as an event: XState starts an initial state's children before its entry actions run,
       // so the turn leaves `opening` only once turn/start is really in the log.
       try {
@@ -125,6 +147,7 @@ export function createTurnActions(services: Services): TurnActionImplementations
     },
     recordPrompt: contained((args, params: { decision: PromptDecision }) => {
       const { item } = args.context;
+      const { log } = args.services;
       if (params.decision.kind !== 'allow') return;
       const content = params.decision.content ?? [...item.content];
       log.appendCore('user/message', {
@@ -132,43 +155,56 @@ export function createTurnActions(services: Services): TurnActionImplementations
         source: item.source,
         ...(item.meta === undefined ? {} : { meta: item.meta }),
       });
-      appendContexts(params.decision.additionalContexts ?? []);
+      appendContexts(log, params.decision.additionalContexts ?? []);
     }),
-    recordBlocked: contained(({ context }, params: { reason: string }) => {
+    recordBlocked: contained(({ context, services }, params: { reason: string }) => {
       const { content, source } = context.item;
-      log.appendCore('prompt/blocked', { content: [...content], source, reason: params.reason });
+      services.log.appendCore('prompt/blocked', { content: [...content], source, reason: params.reason });
     }),
-    emitDefaultDecided: contained(({ context }, params: { seam: WaterfallSeamName; decision: unknown }) => {
-      const payload = {
-        seam: params.seam,
-        decidedBy: 'default',
-        decision: params.decision,
-        turn: context.turn,
-      };
-      notify('seam/decided', { agentId: context.agentId, ...payload } as SeamCtx<'seam/decided'>, context);
-    }),
-    recordSteering: contained(({ context }) => {
+    emitDefaultDecided: contained(
+      ({ context, services }, params: { seam: WaterfallSeamName; decision: unknown }) => {
+        const payload = {
+          seam: params.seam,
+          decidedBy: 'default',
+          decision: params.decision,
+          turn: context.turn,
+        };
+        notify(
+          services,
+          'seam/decided',
+          { agentId: context.agentId, ...payload } as SeamCtx<'seam/decided'>,
+          context,
+        );
+      },
+    ),
+    recordSteering: contained(({ context, services }) => {
+      const { log } = services;
       for (const item of context.steering) {
-        notify('agent/inbox/dequeue', { agentId: context.agentId, id: item.id, steering: true }, context);
+        notify(
+          services,
+          'agent/inbox/dequeue',
+          { agentId: context.agentId, id: item.id, steering: true },
+          context,
+        );
         log.appendCore('steering/message', {
           turn: context.turn,
           content: [...item.content],
           source: item.source,
           ...(item.meta === undefined ? {} : { meta: item.meta }),
         });
-        appendContexts(item.contexts);
+        appendContexts(log, item.contexts);
       }
     }),
     // `openStep` ran first: a refused step/start leaves no step to close.
     appendStepStart: contained(
-      ({ context }) => {
-        log.appendCore('step/start', { turn: context.turn, step: context.step });
+      ({ context, services }) => {
+        services.log.appendCore('step/start', { turn: context.turn, step: context.step });
       },
       { stepOpen: false },
     ),
-    recordAnswer: contained(({ context }, params: { answer: AcceptedAnswer }) => {
+    recordAnswer: contained(({ context, services }, params: { answer: AcceptedAnswer }) => {
       const { content, finish, usage } = params.answer;
-      log.appendCore('assistant/message', {
+      services.log.appendCore('assistant/message', {
         turn: context.turn,
         step: context.step,
         content,
@@ -176,28 +212,29 @@ export function createTurnActions(services: Services): TurnActionImplementations
         ...(usage === undefined ? {} : { usage }),
       });
     }),
-    appendStepFifo: contained(({ context }) => appendContexts(context.stepFifo)),
-    appendStepEnd: contained(({ context }) => {
-      log.appendCore('step/end', { turn: context.turn, step: context.step });
+    appendStepFifo: contained(({ context, services }) => appendContexts(services.log, context.stepFifo)),
+    appendStepEnd: contained(({ context, services }) => {
+      services.log.appendCore('step/end', { turn: context.turn, step: context.step });
     }),
-    closeOpenStep: contained(({ context }) => {
+    closeOpenStep: contained(({ context, services }) => {
       if (!context.stepOpen) return;
-      appendContexts(context.stepFifo);
-      log.appendCore('step/end', { turn: context.turn, step: context.step });
+      appendContexts(services.log, context.stepFifo);
+      services.log.appendCore('step/end', { turn: context.turn, step: context.step });
     }),
-    appendInjection: contained(({ self }, params: { injection: HookContext }) => {
+    appendInjection: contained(({ self, services }, params: { injection: HookContext }) => {
       try {
-        appendContexts([params.injection]);
+        appendContexts(services.log, [params.injection]);
       } catch (error) {
         // An inject() made from inside a `session/event` listener: append once that listener returned.
         if (!(error instanceof SessionLogError && error.code === 'REENTRANT_APPEND')) throw error;
         queueMicrotask(() => self.send({ type: 'INJECT', injection: params.injection } satisfies TurnEvent));
       }
     }),
-    announceContinueReason: contained(({ context }) => {
+    announceContinueReason: contained(({ context, services }) => {
       const item = context.steering.find((entry) => entry.id === continuationItemId(context));
       if (!item) return;
       notify(
+        services,
         'agent/inbox/enqueue',
         {
           agentId: context.agentId,
@@ -210,15 +247,15 @@ export function createTurnActions(services: Services): TurnActionImplementations
         context,
       );
     }),
-    discardSteering: contained(({ context }) => {
+    discardSteering: contained(({ context, services }) => {
       if (context.steering.length === 0) return;
       const items = context.steering.map((item) => ({ id: item.id, steering: true }));
-      notify('agent/inbox/discard', { agentId: context.agentId, items }, context);
+      notify(services, 'agent/inbox/discard', { agentId: context.agentId, items }, context);
     }),
-    abortTurn: contained(({ context }) => {
+    abortTurn: contained(({ context, services }) => {
       services.scopes.get(context.scopeKey).controller.abort(context.cancel ?? { kind: 'user' });
     }),
-    reportFailure: contained(({ context }, params: { origin: string }) => {
+    reportFailure: contained(({ context, services }, params: { origin: string }) => {
       if (!context.failure) return;
       const { step, message, code } = context.failure;
       services.reportError({
@@ -228,7 +265,7 @@ export function createTurnActions(services: Services): TurnActionImplementations
         step,
       });
     }),
-    reportListenerFailure: contained(({ context }, params: { origin: string; error: unknown }) => {
+    reportListenerFailure: contained(({ context, services }, params: { origin: string; error: unknown }) => {
       services.reportError({
         error: toFailure(params.error),
         origin: params.origin,
@@ -236,7 +273,8 @@ export function createTurnActions(services: Services): TurnActionImplementations
         step: context.step,
       });
     }),
-    repairCalls: contained(() => {
+    repairCalls: contained(({ services }) => {
+      const { log } = services;
       // The batch died: give its open calls synthetic results; closing still owes step/end and turn/end.
       const { events } = repairEvents(log.events, {
         message: 'The tool batch failed before this call recorded a result.',
@@ -246,10 +284,11 @@ export function createTurnActions(services: Services): TurnActionImplementations
           log.appendCore(draft.type, draft.data);
       }
     }),
-    appendTurnEnd: ({ context }: Args): void => {
+    appendTurnEnd: ({ context, system }: Args): void => {
       if (!context.endReason) return;
+      const services = servicesOf({ system });
       try {
-        log.appendCore('turn/end', { turn: context.turn, reason: context.endReason });
+        services.log.appendCore('turn/end', { turn: context.turn, reason: context.endReason });
       } catch (error) {
         // The turn is over either way; a refused turn/end can only be reported.
         services.reportError({ error: toFailure(error), origin: 'turn/end', turn: context.turn });
@@ -259,8 +298,12 @@ export function createTurnActions(services: Services): TurnActionImplementations
       // A turn run on its own (tests, tools) has no parent to tell.
       (self as { _parent?: AnyActorRef })._parent?.send({ type: 'TURN_CLOSED' });
     },
-    reportFlushFailure: ({ context }: Args, params: { error: unknown }): void => {
-      services.reportError({ error: toFailure(params.error), origin: 'session/flush', turn: context.turn });
+    reportFlushFailure: ({ context, system }: Args, params: { error: unknown }): void => {
+      servicesOf({ system }).reportError({
+        error: toFailure(params.error),
+        origin: 'session/flush',
+        turn: context.turn,
+      });
     },
   };
 }

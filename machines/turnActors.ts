@@ -6,6 +6,7 @@ import type { SessionLog } from '../session/types.js';
 import { createReportingScope } from './agentReport.js';
 import type { RunScope } from './scope.js';
 import type { TurnMachineServices } from './services.js';
+import { fixedServices, type ServicesResolver } from './systemServices.js';
 import { type AcceptedAnswer, acceptModelStep, defaultPromptDecision } from './turnRules.js';
 import type {
   ContinuationInput,
@@ -25,6 +26,29 @@ function deriverFor(log: SessionLog): RequestDeriver {
     derivers.set(log, deriver);
   }
   return deriver;
+}
+
+/**
+ * A signal that aborts as soon as `a` or `b` aborts, with that signal's reason (as `AbortSignal.any`).
+ * `AbortSignal.any` links its signals through `WeakRef`s, whose targets V8 keeps alive until the
+ * current job ends: a session driven only by promises never ends its job, so every turn's signals
+ * (and all they reach) would pile up. Plain listeners die with the turn's own signals.
+ */
+export function eitherSignal(a: AbortSignal, b: AbortSignal): AbortSignal {
+  const controller = new AbortController();
+  const aborted = a.aborted ? a : b.aborted ? b : undefined;
+  if (aborted) {
+    controller.abort(aborted.reason);
+    return controller.signal;
+  }
+  const onAbort = (event: Event): void => {
+    a.removeEventListener('abort', onAbort);
+    b.removeEventListener('abort', onAbort);
+    controller.abort((event.target as AbortSignal).reason);
+  };
+  a.addEventListener('abort', onAbort, { once: true });
+  b.addEventListener('abort', onAbort, { once: true });
+  return controller.signal;
 }
 
 /** Where a turn's seam dispatch happens: agent filter, turn number, turn signal, contained-failure sink. */
@@ -70,8 +94,17 @@ export interface TurnActors {
  * @param services the agent's services
  */
 export function createTurnActors(services: TurnMachineServices): TurnActors {
+  return createTurnActorsFor(fixedServices(services));
+}
+
+/**
+ * The promise actors of the turn, each resolving its services from its args (see `ServicesResolver`).
+ * @param servicesOf where the actors find the agent's services
+ */
+export function createTurnActorsFor(servicesOf: ServicesResolver<TurnMachineServices>): TurnActors {
   return {
-    promptSubmit: fromPromise<PromptDecision, PromptSubmitInput>(async ({ input }) => {
+    promptSubmit: fromPromise<PromptDecision, PromptSubmitInput>(async ({ input, system }) => {
+      const services = servicesOf({ system });
       const { seams, agent, signal, dispatch } = resolve(services, input);
       const { item, turn } = input;
       const ctx = { agent, turn, content: item.content, source: item.source, signal };
@@ -83,25 +116,29 @@ export function createTurnActors(services: TurnMachineServices): TurnActors {
       );
       return outcome.decision;
     }),
-    preStep: fromPromise<void, TurnSeamInput>(async ({ input }) => {
+    preStep: fromPromise<void, TurnSeamInput>(async ({ input, system }) => {
+      const services = servicesOf({ system });
       const { seams, agent, signal, dispatch } = resolve(services, input);
       await seams.serial('agent/pre-step', { agent, turn: input.turn, step: input.step, signal }, dispatch);
     }),
-    postStep: fromPromise<void, TurnSeamInput>(async ({ input }) => {
+    postStep: fromPromise<void, TurnSeamInput>(async ({ input, system }) => {
+      const services = servicesOf({ system });
       const { seams, agent, signal, dispatch } = resolve(services, input);
       await seams.serial('agent/post-step', { agent, turn: input.turn, step: input.step, signal }, dispatch);
     }),
-    model: fromPromise<AcceptedAnswer, TurnSeamInput>(async ({ input, signal: actorSignal }) => {
+    model: fromPromise<AcceptedAnswer, TurnSeamInput>(async ({ input, signal: actorSignal, system }) => {
+      const services = servicesOf({ system });
       const { signal } = resolve(services, input);
       // Leaving `requesting` aborts the actor signal; a cancel aborts the turn signal: either stops the request.
       const request = {
         messages: deriverFor(services.log).derive(services.log.events),
         tools: services.tools.schemas(),
-        signal: AbortSignal.any([actorSignal, signal]),
+        signal: eitherSignal(actorSignal, signal),
       };
       return acceptModelStep(await services.model.request(request));
     }),
-    requestError: fromPromise<RequestErrorDecision, RequestErrorInput>(async ({ input }) => {
+    requestError: fromPromise<RequestErrorDecision, RequestErrorInput>(async ({ input, system }) => {
+      const services = servicesOf({ system });
       const { seams, agent, signal, dispatch } = resolve(services, input);
       const ctx = {
         agent,
@@ -114,17 +151,21 @@ export function createTurnActors(services: TurnMachineServices): TurnActors {
       const outcome = await seams.waterfall('agent/request-error', ctx, { action: 'fail' }, dispatch);
       return outcome.decision;
     }),
-    continuation: fromPromise<ContinuationDecision, ContinuationInput>(async ({ input }) => {
+    continuation: fromPromise<ContinuationDecision, ContinuationInput>(async ({ input, system }) => {
+      const services = servicesOf({ system });
       const { seams, agent, signal, dispatch } = resolve(services, input);
       const { turn, step, defaultDecision } = input;
       const ctx = { agent, turn, step, defaultDecision, signal };
       const outcome = await seams.waterfall('agent/turn-continuation', ctx, defaultDecision, dispatch);
       return outcome.decision;
     }),
-    turnStop: fromPromise<TurnStopOutput, TurnSeamInput>(async ({ input }) => {
+    turnStop: fromPromise<TurnStopOutput, TurnSeamInput>(async ({ input, system }) => {
+      const services = servicesOf({ system });
       const { seams, agent, signal, dispatch } = resolve(services, input);
       return seams.firstResult('agent/turn-stop', { agent, turn: input.turn, signal }, dispatch);
     }),
-    flushLog: fromPromise<void, { readonly turn: number }>(() => services.log.flush()),
+    flushLog: fromPromise<void, { readonly turn: number }>(({ system }) =>
+      servicesOf({ system }).log.flush(),
+    ),
   };
 }

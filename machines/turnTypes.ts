@@ -99,6 +99,16 @@ export interface TurnClosedEvent {
   readonly type: 'TURN_CLOSED';
 }
 
+/**
+ * Sent to the parent agent when the turn itself takes on or ends inbox-ledger entries of steering:
+ * `STEERING_HELD` for a continuation reason it enqueued, `STEERING_ENDED` for steering it dequeued into
+ * a step or discarded after a terminal stop. With the ids it forwarded, the agent then knows which
+ * entries a turn that dies still holds, and discards them.
+ */
+export type TurnSteeringReport =
+  | { readonly type: 'STEERING_HELD'; readonly ids: readonly string[] }
+  | { readonly type: 'STEERING_ENDED'; readonly ids: readonly string[] };
+
 /** Input of the seam actors of a turn. */
 export interface TurnSeamInput {
   readonly scopeKey: string;

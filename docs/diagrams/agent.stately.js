@@ -256,6 +256,7 @@ const agentMachine = createMachine({
                   {
                     "type": "repairTurn"
                   },
+                  "discardTurnSteering",
                   "clearTurn"
                 ]
               },
@@ -266,6 +267,7 @@ const agentMachine = createMachine({
                   {
                     "type": "repairTurn"
                   },
+                  "discardTurnSteering",
                   {
                     "type": "discardItems"
                   },
@@ -274,6 +276,18 @@ const agentMachine = createMachine({
                 ]
               }
             ]
+          },
+          "on": {
+            "STEERING_HELD": {
+              "actions": {
+                "type": "holdSteering"
+              }
+            },
+            "STEERING_ENDED": {
+              "actions": {
+                "type": "endSteering"
+              }
+            }
           },
           "initial": "open",
           "states": {
@@ -284,6 +298,9 @@ const agentMachine = createMachine({
                   "actions": [
                     {
                       "type": "notifyEnqueue"
+                    },
+                    {
+                      "type": "holdSteering"
                     },
                     "forwardToTurn"
                   ]

@@ -118,6 +118,10 @@ const toolBatchMachine = createMachine({
     "placing": {
       "always": [
         {
+          "guard": "cursorCrashed",
+          "target": "skippingCrashed"
+        },
+        {
           "guard": "canCommit",
           "target": "committing"
         },

@@ -114,6 +114,7 @@ const turnMachine = createMachine({
             "drainSteering": {
               "entry": [
                 "recordSteering",
+                "reportSteeringEnded",
                 "clearSteering"
               ],
               "always": [
@@ -333,6 +334,7 @@ const turnMachine = createMachine({
                   "actions": [
                     "markSteered",
                     "recordSteering",
+                    "reportSteeringEnded",
                     "clearSteering"
                   ]
                 }
@@ -437,7 +439,8 @@ const turnMachine = createMachine({
                     {
                       "type": "applyContinuation"
                     },
-                    "announceContinueReason"
+                    "announceContinueReason",
+                    "reportSteeringHeld"
                   ]
                 },
                 "onError": {
@@ -484,6 +487,7 @@ const turnMachine = createMachine({
                         "type": "recordStop"
                       },
                       "discardSteering",
+                      "reportSteeringEnded",
                       "clearSteering"
                     ]
                   },

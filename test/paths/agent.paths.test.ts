@@ -32,17 +32,25 @@ describe('G01 agent: shortest paths over every seam configuration', () => {
     });
   }
 
-  // A gap the stand-in turn exposed (not on a shortest path: STEER changes nothing the graph keys on
-  // before a turn dies). TODO(agent onError, reported with G01): when the turn actor dies, the steering
-  // the agent forwarded to it is neither dequeued nor discarded. When fixed, this test fails; make it
-  // expect a clean ledger.
-  it('G01 agent: KNOWN GAP — steering forwarded to a turn that dies never leaves the ledger', async () => {
+  // Not on a shortest path (STEER changes nothing the graph keys on before a turn dies), so built by
+  // hand: steering forwarded to a turn that dies is discarded by the agent with the turn's repair.
+  it('G01 agent: steering forwarded to a turn that dies is discarded (clean ledger)', async () => {
     const input = runs[0]!.input;
     const path = agentPathThrough(input, ['SEND', 'STEER', 'xstate.error.actor.turn']);
     const run = await executeAgentPath(path, input);
+    expect(run.errors).toEqual([]);
     expect(run.snapshot.value).toBe('disposed');
     expect(checkInvariants(run.log.events).map(formatViolation)).toEqual([]);
-    expect(checkLedger(run.notifications.events).map((violation) => violation.code)).toEqual(['NEVER_ENDED']);
+    expect(checkLedger(run.notifications.events).map(formatViolation)).toEqual([]);
+    const steered = run.notifications.of('agent/inbox/enqueue').filter((item) => item.steering);
+    expect(steered).toHaveLength(1);
+    expect(run.notifications.of('agent/inbox/discard').map((event) => event.items)).toEqual([
+      [{ id: steered[0]!.id, steering: true }],
+    ]);
+    const ends = run.log.events.filter((event) => event.type === 'turn/end').map((event) => event.data);
+    expect(ends).toEqual([
+      { turn: 1, reason: { kind: 'error', step: 0, message: 'turn actor failed', code: 'INTERNAL_ERROR' } },
+    ]);
   });
 
   it('G01 agent: reaches every state node (steps and microsteps)', () => {

@@ -110,18 +110,6 @@ export function batchPaths(configs: readonly BatchConfig[] = batchConfigs) {
   });
 }
 
-/**
- * Whether a path leaves the batch committing a call whose actor died. That happens when the call at
- * the cursor dies while `classify` runs for the next one. TODO(toolBatch placing, reported with G01):
- * `placing` checks `canCommit` but not `cursorCrashed`, so the batch sends COMMIT to the dead call and
- * waits in `committing` for a done event that never comes; an ABORT does not free it (only another
- * call's death or an INTERNAL_ERROR does). `scheduling` checks `cursorCrashed` first.
- */
-export function hangsOnCrashedCursor(path: MachinePath): boolean {
-  const context = path.state.context as ToolBatchContext;
-  return path.state.value === 'committing' && context.crashed[context.cursor] != null;
-}
-
 const contextFor = (callId: string): HookContext => ({
   content: [{ type: 'text', text: `context of ${callId}` }],
   source: { kind: 'plugin', plugin: 'paths' },
