@@ -23,4 +23,5 @@ export {
   type SealedCall,
   sealExecution,
 } from './seal.js';
+export { eitherSignal } from './signals.js';
 export type * from './types.js';

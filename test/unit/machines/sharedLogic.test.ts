@@ -3,9 +3,9 @@ import { createActor, fromPromise, setup } from 'xstate';
 import { z } from 'zod';
 import { createAgent, createToolRegistry, defineTool } from '../../../index.js';
 import { createActorWithServices, servicesOfSystem } from '../../../machines/systemServices.js';
-import { eitherSignal } from '../../../machines/turnActors.js';
 import { scriptedModel } from '../../../model/index.js';
 import { createSeams } from '../../../seams/index.js';
+import { eitherSignal } from '../../../tools/signals.js';
 
 function texts(agent: ReturnType<typeof createAgent>): string[] {
   return agent.log.events
