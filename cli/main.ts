@@ -2,6 +2,7 @@
 import { runLogCommand } from './log.js';
 import { runRunCommand } from './run.js';
 import { USAGE, UsageError } from './usage.js';
+import { runVisualizeCommand } from './visualize.js';
 
 /** The `seamchart` command: dispatches to a subcommand and maps failures to exit codes. */
 export async function main(argv: string[], write: (line: string) => void = console.log): Promise<number> {
@@ -9,11 +10,12 @@ export async function main(argv: string[], write: (line: string) => void = conso
   try {
     if (command === 'run') return await runRunCommand(rest, write);
     if (command === 'log') return await runLogCommand(rest, write);
+    if (command === 'visualize') return await runVisualizeCommand(rest, write);
     if (command === undefined || command === '--help' || command === 'help') {
       write(USAGE);
       return command === undefined ? 2 : 0;
     }
-    throw new UsageError(`unknown command "${command}"; expected run or log`);
+    throw new UsageError(`unknown command "${command}"; expected run, log or visualize`);
   } catch (error) {
     // parseArgs throws TypeErrors with a code for unknown flags and bad values: bad input, exit 2.
     const code = (error as { code?: string }).code;

@@ -86,6 +86,21 @@ async function openStore(file: string | undefined, resume: boolean): Promise<Ses
   }
 }
 
+/** On a terminal, says what the run is waiting for (the model, a hook) on one rewritten stderr line. */
+function showProgress(seams: ReturnType<typeof createSeams>): void {
+  const say = (text: string): void => {
+    process.stderr.write(`\r\x1b[2K${text}`);
+  };
+  seams.on('session/event', ({ event }) => {
+    if (event.type === 'step/start') say('… waiting for the model');
+    else if (event.type === 'hook/invoked')
+      say(`… running hook ${String((event.data as { event?: string }).event)}`);
+    else if (event.type === 'tool/call')
+      say(`… running tool ${String((event.data as { name?: string }).name)}`);
+    else say('');
+  });
+}
+
 /** Loads the hook bridges; a malformed config is bad input (exit 2). */
 async function loadBridges(
   claudeSettings: string[],
@@ -145,6 +160,7 @@ export async function runRunCommand(argv: string[], write: (line: string) => voi
         write(`       ${seam} decided by ${decidedBy}: ${JSON.stringify(decision)}`);
     });
   }
+  if (process.stderr.isTTY && !values.json) showProgress(seams);
   const agent = createAgent({
     seams,
     tools,

@@ -8,4 +8,5 @@ export const USAGE = `usage:
                 [--model-name NAME] [--api-key-env NAME] [--session FILE] [--resume]
                 [--claude-settings FILE]... [--codex-hooks FILE]... [--tools demo|none]
                 [--cwd DIR] [--json] [--inspect-log FILE]
+  seamchart visualize [--machine agent|turn|toolBatch|toolCall|all] [--format mermaid|dot|svg|stately] [--out DIR]
   seamchart log FILE [--check]`;

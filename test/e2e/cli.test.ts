@@ -231,6 +231,41 @@ describe('seamchart run with hooks and inspection', () => {
   });
 });
 
+describe('seamchart visualize', () => {
+  it('prints the Mermaid diagram of one machine with its states', async () => {
+    expect(await main(['visualize', '--machine', 'toolCall'], write)).toBe(0);
+    const text = lines.join('\n');
+    expect(text.startsWith('stateDiagram-v2')).toBe(true);
+    for (const state of [
+      'sealing',
+      'preExecute',
+      'awaitingApproval',
+      'guards',
+      'dispatching',
+      'settled',
+      'postExecute',
+      'finalizing',
+      'notifying',
+      'done',
+    ]) {
+      expect(text).toContain(`as toolCall_${state}`);
+    }
+  });
+
+  it('writes one file per machine into --out', async () => {
+    const out = path.join(dir, 'diagrams');
+    expect(await main(['visualize', '--format', 'dot', '--out', out], write)).toBe(0);
+    for (const name of ['agent', 'turn', 'toolBatch', 'toolCall']) {
+      expect(await readFile(path.join(out, `${name}.dot`), 'utf8')).toMatch(/^digraph/);
+    }
+  });
+
+  it('an unknown machine or format exits 2', async () => {
+    expect(await main(['visualize', '--machine', 'nope'], write)).toBe(2);
+    expect(await main(['visualize', '--format', 'png'], write)).toBe(2);
+  });
+});
+
 describe('npm start', () => {
   it('G04 runs the demo offline and ends with "invariants: ok"', async () => {
     const { stdout } = await run(process.execPath, ['--import', 'tsx', 'cli/demo.ts'], {
