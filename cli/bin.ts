@@ -1,0 +1,7 @@
+#!/usr/bin/env node
+// The installed `seamchart` command (npm links it under a different path, so it always runs main).
+import { main } from './main.js';
+
+main(process.argv.slice(2)).then((code) => {
+  process.exitCode = code;
+});
