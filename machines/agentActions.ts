@@ -3,7 +3,11 @@ import type { AgentStatus, CancelCause, NotifySeamName, SeamCtx } from '../seams
 import { SessionLogError } from '../session/errors.js';
 import { repairEvents } from '../session/repair.js';
 import type { LogEvent, SessionLog } from '../session/types.js';
-import { createReportingScope } from './agentReport.js';
+import {
+  createReportingScope,
+  pendingSessionStartListener,
+  trackSessionStartListener,
+} from './agentReport.js';
 import type { AgentContext, AgentEvent, AgentMachineServices } from './agentTypes.js';
 import type { DiscardEntry, InboxItem, Injection } from './inbox.js';
 import { fixedServices, type ServicesResolver } from './systemServices.js';
@@ -200,7 +204,10 @@ export function createAgentActionsFor(
       });
     }),
     reportLateSessionStart: contained('agent/session-start', ({ services }) => {
-      const message = `agent/session-start listeners did not settle within ${services.sessionStartTimeoutMs} ms; the agent proceeded without them`;
+      const late = pendingSessionStartListener(services);
+      trackSessionStartListener(services, undefined);
+      const who = late === undefined ? 'listeners' : `listener "${late}"`;
+      const message = `agent/session-start ${who} did not settle within ${services.sessionStartTimeoutMs} ms; the agent proceeded without ${late === undefined ? 'them' : 'it'}`;
       services.logger.error(message, { agentId: services.agentId, seam: 'agent/session-start' });
       services.reportError({
         error: { message, code: 'SESSION_START_TIMEOUT' },

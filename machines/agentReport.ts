@@ -26,3 +26,24 @@ export function createReportingScope(
       }),
   };
 }
+
+// The session-start listener still running, per agent services object, so a timeout can name it.
+const pendingSessionStart = new WeakMap<object, string>();
+
+/**
+ * Records which `agent/session-start` listener is running (`undefined` once all settled).
+ * @param services the agent's services (the key)
+ * @param listener the running listener's name
+ */
+export function trackSessionStartListener(services: object, listener: string | undefined): void {
+  if (listener === undefined) pendingSessionStart.delete(services);
+  else pendingSessionStart.set(services, listener);
+}
+
+/**
+ * The `agent/session-start` listener that was still running, if any.
+ * @param services the agent's services
+ */
+export function pendingSessionStartListener(services: object): string | undefined {
+  return pendingSessionStart.get(services);
+}

@@ -1,6 +1,6 @@
 import { fromPromise, type PromiseActorLogic } from 'xstate';
 import { lastTurnNumber, settleInjectionFlushes } from './agentActions.js';
-import { createReportingScope } from './agentReport.js';
+import { createReportingScope, trackSessionStartListener } from './agentReport.js';
 import type { AgentMachineServices } from './agentTypes.js';
 import type { InboxItem } from './inbox.js';
 import { fixedServices, type ServicesResolver } from './systemServices.js';
@@ -70,7 +70,14 @@ export function createAgentActorsFor(
         await seams.awaitedNotify(
           'agent/session-start',
           { agent: services.agent, source: input.source, signal },
-          { ...createReportingScope(services, agentId), signal },
+          {
+            ...createReportingScope(services, agentId),
+            signal,
+            // Stops tracking once the agent moved on (timeout or disposal): the report names the late one.
+            onListenerStart: (listener) => {
+              if (!signal.aborted) trackSessionStartListener(services, listener);
+            },
+          },
         );
       },
     ),

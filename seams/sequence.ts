@@ -51,12 +51,14 @@ export async function runAwaitedNotify(
   scope: DispatchScope,
 ): Promise<void> {
   for (const entry of entries) {
+    scope.onListenerStart?.(entry.name);
     try {
       await entry.fn(ctx);
     } catch (error) {
       report(seam, entry.name, error, scope);
     }
   }
+  scope.onListenerStart?.(undefined);
 }
 
 /** Calls every listener synchronously; a throw or a later rejection is reported, never thrown. */

@@ -267,6 +267,8 @@ export interface DispatchScope {
   signal?: AbortSignal;
   /** Called for each contained notify failure (the agent turns it into `agent/error`). */
   onContainedError?: (failure: { seam: SeamName; listener: string; error: unknown }) => void;
+  /** Awaited notify only: called with each listener's name before it runs (`undefined` once all settled). */
+  onListenerStart?: (listener: string | undefined) => void;
 }
 
 /**
