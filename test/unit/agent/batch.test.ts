@@ -17,6 +17,15 @@ const ctx = (t: string): HookContext => ({
 });
 
 /** Log rows with context texts spelled out, for order assertions. */
+/** A registry with one argument-less `echo` tool that answers `'x'`. */
+function echoTools() {
+  const tools = createToolRegistry();
+  tools.register(
+    defineTool({ name: 'echo', description: 'echo', parameters: z.object({}), execute: () => 'x' }),
+  );
+  return tools;
+}
+
 function rows(test: TestAgent): string[] {
   return test.agent.log.events.map((e) => {
     const data = e.data as { content?: never; callId?: string; error?: { code: string } };
@@ -168,10 +177,7 @@ describe('tool batches through an agent', () => {
   });
 
   it('L10 a continuation stop after a step with tool calls ends the turn', async () => {
-    const tools = createToolRegistry();
-    tools.register(
-      defineTool({ name: 'echo', description: 'echo', parameters: z.object({}), execute: () => 'x' }),
-    );
+    const tools = echoTools();
     current = createTestAgent({
       tools,
       script: [{ toolCalls: [{ id: 'c1', name: 'echo', arguments: {} }] }, { text: 'never' }],
@@ -195,10 +201,7 @@ describe('tool batches through an agent', () => {
   });
 
   it('L18 inject() from tools/result and agent/status listeners while the batch finishes is never lost', async () => {
-    const tools = createToolRegistry();
-    tools.register(
-      defineTool({ name: 'echo', description: 'echo', parameters: z.object({}), execute: () => 'x' }),
-    );
+    const tools = echoTools();
     current = createTestAgent({
       tools,
       script: [{ toolCalls: [{ id: 'c1', name: 'echo', arguments: {} }] }, { text: 'done' }],

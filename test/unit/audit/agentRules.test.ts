@@ -248,39 +248,7 @@ describe('agent rules audit', () => {
     t.check();
   });
 
-  it('continue{reason} is a steering/message at the start of the next step in the same turn', async () => {
-    let once = false;
-    const t = setup([{ text: 'a' }, { text: 'b' }], {
-      register: (seams) =>
-        seams.on('agent/turn-continuation', (_c, next) => {
-          if (once) return next();
-          once = true;
-          return {
-            action: 'continue',
-            reason: { content: [{ type: 'text', text: 'more' }], source: { kind: 'plugin', plugin: 'p' } },
-          };
-        }),
-    });
-    t.agent.followup('one');
-    await t.agent.whenIdle();
-    expect(t.types()).toEqual([
-      'turn/start',
-      'user/message',
-      'step/start',
-      'assistant/message',
-      'step/end',
-      'steering/message',
-      'step/start',
-      'assistant/message',
-      'step/end',
-      'turn/end',
-    ]);
-    expect(t.data('steering/message')[0]?.turn).toBe(1);
-    const enq = t.seen('agent/inbox/enqueue').filter((e) => e.steering === true);
-    expect(enq.length).toBe(1);
-    expect(enq[0]?.steering).toBe(true);
-    t.check();
-  });
+  // continue{reason} → same-turn steering/message is L09 in test/unit/agent/steering.test.ts.
 
   it('turn-stop discards pending steering with one discard and records stoppedBy/stopReason', async () => {
     const t = setup([{ text: 'a' }, { text: 'b' }, { text: 'c' }], {

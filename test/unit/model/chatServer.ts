@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterEach } from 'vitest';
 
 /** One request as the local server received it. */
 export interface ReceivedRequest {
@@ -73,4 +74,17 @@ export async function writeSeparately(res: ServerResponse, pieces: readonly stri
     res.write(piece);
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
+}
+
+/** Registers an `afterEach` that closes every server a test started; returns the starter. */
+export function useChatServers(): (handler: ChatHandler) => Promise<ChatServer> {
+  const servers: ChatServer[] = [];
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((server) => server.close()));
+  });
+  return async (handler) => {
+    const server = await startChatServer(handler);
+    servers.push(server);
+    return server;
+  };
 }

@@ -1,25 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type ModelRequest, openAICompatible } from '../../../model/index.js';
-import {
-  beginStream,
-  type ChatHandler,
-  type ChatServer,
-  chunk,
-  sse,
-  startChatServer,
-  writeSeparately,
-} from './chatServer.js';
+import { beginStream, type ChatServer, chunk, sse, useChatServers, writeSeparately } from './chatServer.js';
 
-const servers: ChatServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-});
-
-async function serve(handler: ChatHandler): Promise<ChatServer> {
-  const server = await startChatServer(handler);
-  servers.push(server);
-  return server;
-}
+const serve = useChatServers();
 
 function createModel(server: ChatServer) {
   return openAICompatible({ baseURL: server.baseURL, apiKey: 'sk-test', model: 'test-model' });

@@ -1,27 +1,10 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { type ModelRequest, ModelRequestError, openAICompatible } from '../../../model/index.js';
-import {
-  beginStream,
-  type ChatHandler,
-  type ChatServer,
-  chunk,
-  sse,
-  startChatServer,
-  writeSeparately,
-} from './chatServer.js';
+import { beginStream, chunk, sse, useChatServers, writeSeparately } from './chatServer.js';
 
-const servers: ChatServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-});
-
-async function serve(handler: ChatHandler): Promise<ChatServer> {
-  const server = await startChatServer(handler);
-  servers.push(server);
-  return server;
-}
+const serve = useChatServers();
 
 function userRequest(signal = new AbortController().signal): ModelRequest {
   return { messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], tools: [], signal };
