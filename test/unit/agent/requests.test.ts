@@ -3,6 +3,24 @@ import { z } from 'zod';
 import { createToolRegistryCore, defineTool } from '../../../tools/index.js';
 import { createTestAgent, reasons, type TestAgent } from './helpers.js';
 
+/** A registry with one `echo` tool that counts how often its body ran. */
+function countingEcho() {
+  let ran = 0;
+  const tools = createToolRegistryCore();
+  tools.register(
+    defineTool({
+      name: 'echo',
+      description: 'echo',
+      parameters: z.object({}),
+      execute: () => {
+        ran++;
+        return 'x';
+      },
+    }),
+  );
+  return { tools, runs: () => ran };
+}
+
 let current: TestAgent | undefined;
 afterEach(async () => {
   await current?.agent.dispose();
@@ -74,19 +92,7 @@ describe('model requests', () => {
 
   it('L15 a max-tokens step makes the turn max-tokens even when a later step completes; its tool calls never run', async () => {
     let continued = false;
-    let ran = 0;
-    const tools = createToolRegistryCore();
-    tools.register(
-      defineTool({
-        name: 'echo',
-        description: 'echo',
-        parameters: z.object({}),
-        execute: () => {
-          ran++;
-          return 'x';
-        },
-      }),
-    );
+    const { tools, runs } = countingEcho();
     current = createTestAgent({
       tools,
       script: [
@@ -106,25 +112,13 @@ describe('model requests', () => {
     expect(answers.map((a) => a.finish)).toEqual(['max-tokens', 'stop']);
     expect(answers[0]?.content.map((b) => b.type)).toEqual(['text']);
     expect(current.types()).not.toContain('tool/call');
-    expect(ran).toBe(0);
+    expect(runs()).toBe(0);
     expect(reasons(current.agent.log.events)).toEqual([{ kind: 'max-tokens' }]);
     current.expectInvariants({ ledger: true });
   });
 
   it('L19 duplicate call ids in one answer end the turn error INVALID_RESPONSE and run no tool', async () => {
-    let ran = 0;
-    const tools = createToolRegistryCore();
-    tools.register(
-      defineTool({
-        name: 'echo',
-        description: 'echo',
-        parameters: z.object({}),
-        execute: () => {
-          ran++;
-          return 'x';
-        },
-      }),
-    );
+    const { tools, runs } = countingEcho();
     current = createTestAgent({
       tools,
       script: [
@@ -142,7 +136,7 @@ describe('model requests', () => {
     expect(reasons(current.agent.log.events)).toEqual([
       expect.objectContaining({ kind: 'error', step: 1, code: 'INVALID_RESPONSE' }),
     ]);
-    expect(ran).toBe(0);
+    expect(runs()).toBe(0);
     current.expectInvariants({ ledger: true });
   });
 });
