@@ -23,5 +23,5 @@ export {
   type SealedCall,
   sealExecution,
 } from './seal.js';
-export { eitherSignal } from './signals.js';
+export { AbortFanout, eitherSignal, fanoutOf, type LinkedSignal, linkSignals } from './signals.js';
 export type * from './types.js';
