@@ -10,6 +10,7 @@ import { sharedAgentLogic } from './agentLogic.js';
 import { type AgentOptions, type ResolvedAgentOptions, resolveAgentOptions } from './agentOptions.js';
 import { createReportingScope } from './agentReport.js';
 import type { AgentEvent, AgentMachineServices } from './agentTypes.js';
+import { createBudgetedReporter } from './errorBudget.js';
 import { createInboxItem, createInjection } from './inbox.js';
 import { ScopeTable } from './scope.js';
 import type { TurnMachineServices } from './services.js';
@@ -59,8 +60,11 @@ export function createAgent(rawOptions: AgentOptions): Agent {
   const agentId = resolveAgentId(options, store);
 
   // agent/error's own listener failures go only to the registry's logger (no onContainedError here).
-  const reportError: TurnMachineServices['reportError'] = (failure) =>
-    seams.notify(Seam.error, { agentId, ...failure }, { agentId });
+  const reportError: TurnMachineServices['reportError'] = createBudgetedReporter(
+    (failure) => seams.notify(Seam.error, { agentId, ...failure }, { agentId }),
+    options.logger,
+    agentId,
+  );
   const containedScope = createReportingScope({ reportError }, agentId);
   const log = createSessionLog({
     store,
