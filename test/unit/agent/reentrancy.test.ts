@@ -37,9 +37,15 @@ describe('notifications that trigger deliveries', () => {
     const run = createTestAgent({ script: [] });
     const cyclic: Record<string, unknown> = { a: 1 };
     cyclic.self = cyclic;
-    expect(() => run.agent.followup('x', { meta: 10n as never })).toThrowErrorMatchingInlineSnapshot(`[TypeError: agent.followup(): expected options { source?, contexts?, meta? } to be plain JSON, got a bigint at "options.meta"]`);
-    expect(() => run.agent.inject('x', { meta: cyclic as never })).toThrowErrorMatchingInlineSnapshot(`[TypeError: agent.inject(): expected options { source?, meta? } to be plain JSON, got a cycle at "options.meta.self"]`);
-    expect(() => run.agent.steer('x', { meta: new Date() as never })).toThrowErrorMatchingInlineSnapshot(`[TypeError: agent.steer(): expected options { source?, contexts?, meta? } to be plain JSON, got an instance of Date at "options.meta"]`);
+    expect(() => run.agent.followup('x', { meta: 10n as never })).toThrowErrorMatchingInlineSnapshot(
+      `[TypeError: agent.followup(): expected options { source?, contexts?, meta? } to be plain JSON, got a bigint at "options.meta"]`,
+    );
+    expect(() => run.agent.inject('x', { meta: cyclic as never })).toThrowErrorMatchingInlineSnapshot(
+      `[TypeError: agent.inject(): expected options { source?, meta? } to be plain JSON, got a cycle at "options.meta.self"]`,
+    );
+    expect(() => run.agent.steer('x', { meta: new Date() as never })).toThrowErrorMatchingInlineSnapshot(
+      `[TypeError: agent.steer(): expected options { source?, contexts?, meta? } to be plain JSON, got an instance of Date at "options.meta"]`,
+    );
     expect(run.agent.log.events.filter((e) => e.type !== 'session/start')).toEqual([]);
   });
 });
