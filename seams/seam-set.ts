@@ -1,7 +1,7 @@
 import { runFold } from './fold.js';
 import { freezeContext } from './freeze.js';
 import type { ListenerEntry, ReportFailure } from './listener-entry.js';
-import { runAround, runWaterfall } from './onion.js';
+import { runAround, runOnion, runWaterfall } from './onion.js';
 import { runAwaitedNotify, runFirstResult, runGuards, runSerial } from './sequence.js';
 import type { DecidedSeamName, DispatchScope, PrepareStep, SeamName, SeamSet } from './types.js';
 
@@ -41,6 +41,12 @@ export function createSeamSet(
         const decision = last ? { kind: 'rewrite', arguments: last.arguments } : { kind: 'keep' };
         deps.emitDecided('tools/prepare', outcome.decidedBy, decision, scope, outcome.steps);
       }
+      return outcome;
+    },
+    async approval(ctx, ask, scope) {
+      const signal = scope.signal ?? ctx.exec.signal;
+      const outcome = await runOnion(listOf('tools/approval'), 'tools/approval', ctx, ask, signal);
+      deps.emitDecided('tools/approval', outcome.decidedBy, outcome.decision, scope);
       return outcome;
     },
     around: (exec, core) => runAround(listOf('tools/execute'), exec, core),

@@ -1,6 +1,8 @@
 import type { SeamListenerError } from './errors.js';
 import type {
-  ApprovalOutcome,
+  ApprovalAnswer,
+  ApprovalDecision,
+  ApprovalVerdict,
   ContentBlock,
   ContinuationDecision,
   ContinuationStop,
@@ -102,6 +104,7 @@ export interface ToolRunContext extends ToolExecution {
 
 export type SeamMode =
   | 'waterfall'
+  | 'approval'
   | 'around'
   | 'fold'
   | 'serial'
@@ -146,6 +149,12 @@ export interface SeamMap {
   };
   'tools/prepare': { mode: 'fold'; ctx: PrepareContext; result: PrepareDecision | undefined };
   'tools/pre-execute': { mode: 'waterfall'; ctx: ToolExecution; result: PreToolDecision };
+  /** Answers an `ask` before the approval channel; `next()` falls through to the channel. */
+  'tools/approval': {
+    mode: 'approval';
+    ctx: { readonly exec: ToolExecution; readonly reason?: string };
+    result: ApprovalDecision;
+  };
   'tools/execute': { mode: 'around'; ctx: ToolExecution; result: ToolResult };
   'tools/post-execute': {
     mode: 'waterfall';
@@ -231,8 +240,8 @@ type NamesOfMode<TMode extends SeamMode> = {
   [K in SeamName]: SeamMap[K]['mode'] extends TMode ? K : never;
 }[SeamName];
 export type WaterfallSeamName = NamesOfMode<'waterfall'>;
-/** Seams that report `seam/decided`: every waterfall, and the `tools/prepare` fold. */
-export type DecidedSeamName = WaterfallSeamName | 'tools/prepare';
+/** Seams that report `seam/decided`: the waterfalls, `tools/approval` and the `tools/prepare` fold. */
+export type DecidedSeamName = WaterfallSeamName | 'tools/approval' | 'tools/prepare';
 export type SerialSeamName = NamesOfMode<'serial'>;
 export type NotifySeamName = NamesOfMode<'notify'>;
 
@@ -247,18 +256,23 @@ export type Listener<TName extends SeamName> = SeamMap[TName]['mode'] extends 'w
       ctx: SeamCtx<TName>,
       next: () => Promise<SeamResult<TName>>,
     ) => SeamResult<TName> | Promise<SeamResult<TName>>
-  : SeamMap[TName]['mode'] extends 'around'
+  : SeamMap[TName]['mode'] extends 'approval'
     ? (
         ctx: SeamCtx<TName>,
-        next: (options?: AroundNextOptions) => Promise<ToolResult>,
-      ) => ToolResult | Promise<ToolResult>
-    : SeamMap[TName]['mode'] extends 'fold'
-      ? (ctx: SeamCtx<TName>) => SeamResult<TName> | void | Promise<SeamResult<TName> | void>
-      : SeamMap[TName]['mode'] extends 'first-result'
-        ? (ctx: SeamCtx<TName>) => SeamResult<TName> | Promise<SeamResult<TName>>
-        : SeamMap[TName]['mode'] extends 'notify'
-          ? (ctx: SeamCtx<TName>) => void | Promise<void>
-          : (ctx: SeamCtx<TName>) => void | Promise<void>;
+        next: () => Promise<ApprovalVerdict>,
+      ) => SeamResult<TName> | ApprovalVerdict | Promise<SeamResult<TName> | ApprovalVerdict>
+    : SeamMap[TName]['mode'] extends 'around'
+      ? (
+          ctx: SeamCtx<TName>,
+          next: (options?: AroundNextOptions) => Promise<ToolResult>,
+        ) => ToolResult | Promise<ToolResult>
+      : SeamMap[TName]['mode'] extends 'fold'
+        ? (ctx: SeamCtx<TName>) => SeamResult<TName> | void | Promise<SeamResult<TName> | void>
+        : SeamMap[TName]['mode'] extends 'first-result'
+          ? (ctx: SeamCtx<TName>) => SeamResult<TName> | Promise<SeamResult<TName>>
+          : SeamMap[TName]['mode'] extends 'notify'
+            ? (ctx: SeamCtx<TName>) => void | Promise<void>
+            : (ctx: SeamCtx<TName>) => void | Promise<void>;
 
 /** A guard denies with a reason string or abstains with `undefined`. Synchronous. */
 export type ToolGuard = (exec: ToolExecution) => string | undefined;
@@ -282,12 +296,16 @@ export interface ApprovalRequest {
   agent?: AgentHandle;
   toolName: string;
   callId: string;
+  /** The turn and step of an agent's call (model call ids repeat across steps). */
+  turn?: number;
+  step?: number;
   arguments: JsonValue;
   reason?: string;
   signal: AbortSignal;
 }
 export interface ApprovalChannel {
-  request(question: ApprovalRequest): Promise<ApprovalOutcome>;
+  /** A plain outcome, or `{ outcome, reason?, remember? }` so a reason reaches the log and the model. */
+  request(question: ApprovalRequest): Promise<ApprovalAnswer>;
 }
 
 export interface SeamLogger {
@@ -380,6 +398,12 @@ export interface SeamSet {
     ctx: SeamCtx<'agent/session-start'>,
     scope: DispatchScope,
   ): Promise<void>;
+  /** `tools/approval`: the onion over `ask` (the channel, called only when the chain reaches it). */
+  approval(
+    ctx: SeamCtx<'tools/approval'>,
+    ask: () => Promise<ApprovalVerdict>,
+    scope: DispatchScope,
+  ): Promise<{ decision: ApprovalVerdict; decidedBy: string }>;
   /** Guards in order; the first denial wins; a throwing guard throws `SeamListenerError`. */
   guards(exec: ToolExecution): { denied: string; by: string } | undefined;
 }
