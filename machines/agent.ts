@@ -1,14 +1,14 @@
 import { assign, fromPromise, setup } from 'xstate';
 import type { AgentStatus, CancelCause } from '../seams/types.js';
-import { createAgentActions, splitTurnLeftovers, toDiscardEntries } from './agentActions.js';
-import { createAgentActors, openTurnInput } from './agentTurns.js';
-import type { AgentContext, AgentEvent, AgentInput, AgentMachineServices } from './agentTypes.js';
-import type { DiscardEntry, InboxItem, Injection } from './inbox.js';
+import { createAgentActions, splitTurnLeftovers, toDiscardEntries } from './agent/actions.js';
+import { createAgentActors, openTurnInput } from './agent/actors.js';
+import type { AgentContext, AgentEvent, AgentInput, AgentMachineServices } from './agent/types.js';
+import type { DiscardEntry, InboxItem, Injection } from './runtime/inbox.js';
+import { sendToLiveChild } from './runtime/sendToLiveChild.js';
+import type { TurnInput, TurnOutput } from './turn/types.js';
 import { turnMachine } from './turn.js';
-import { sendToLiveChild } from './turnChildren.js';
-import type { TurnInput, TurnOutput } from './turnTypes.js';
 
-export { graphEvents } from './agentGraph.js';
+export { graphEvents } from './agent/graph.js';
 
 const noop = (): void => {};
 

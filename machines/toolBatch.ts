@@ -1,5 +1,6 @@
 import { assign, fromCallback, fromPromise, setup, spawnChild, stopChild } from 'xstate';
-import { callIndexOf, callKeyOf, inFlight, mayStartNext } from './toolBatchRules.js';
+import { sendToLiveChild } from './runtime/sendToLiveChild.js';
+import { callIndexOf, callKeyOf, inFlight, mayStartNext } from './toolBatch/rules.js';
 import type {
   ClassifyInput,
   ClassifyOutput,
@@ -8,12 +9,11 @@ import type {
   ToolBatchEvent,
   ToolBatchInput,
   ToolBatchOutput,
-} from './toolBatchTypes.js';
+} from './toolBatch/types.js';
 import { toolCallMachine } from './toolCall.js';
-import { sendToLiveChild } from './turnChildren.js';
 
-export { graphEvents } from './toolBatchGraph.js';
-export { createToolBatchLogic } from './toolBatchLogic.js';
+export { graphEvents } from './toolBatch/graph.js';
+export { createToolBatchLogic } from './toolBatch/logic.js';
 
 const childId = (index: number): string => `call-${index}`;
 const actorIdOf = (event: unknown): string => (event as { actorId?: string }).actorId ?? '';

@@ -7,15 +7,15 @@ import type {
   RequestErrorDecision,
 } from '../seams/schemas.js';
 import type { CancelCause, WaterfallSeamName } from '../seams/types.js';
-import type { InboxItem, Injection } from './inbox.js';
-import type { TurnMachineServices } from './services.js';
-import { fixedServices, once, type ServicesResolver, servicesOfSystem } from './systemServices.js';
+import type { InboxItem, Injection } from './runtime/inbox.js';
+import { sendToLiveChild } from './runtime/sendToLiveChild.js';
+import type { TurnMachineServices } from './runtime/services.js';
+import { fixedServices, once, type ServicesResolver, servicesOfSystem } from './runtime/systemServices.js';
+import { createToolBatchLogic, sharedToolBatchLogic } from './toolBatch/logic.js';
+import type { ToolBatchOutput } from './toolBatch/types.js';
 import { toolBatchMachine } from './toolBatch.js';
-import { createToolBatchLogic, sharedToolBatchLogic } from './toolBatchLogic.js';
-import type { ToolBatchOutput } from './toolBatchTypes.js';
-import { continuationItemId, createTurnActionsFor } from './turnActions.js';
-import { createTurnActorsFor } from './turnActors.js';
-import { sendToLiveChild } from './turnChildren.js';
+import { continuationItemId, createTurnActionsFor } from './turn/actions.js';
+import { createTurnActorsFor } from './turn/actors.js';
 import {
   type AcceptedAnswer,
   defaultContinuation,
@@ -23,7 +23,7 @@ import {
   resolveTurnEndReason,
   toFailure,
   toTurnFailure,
-} from './turnRules.js';
+} from './turn/rules.js';
 import type {
   ContinuationInput,
   PromptSubmitInput,
@@ -37,9 +37,9 @@ import type {
   TurnSeamName,
   TurnSteeringReport,
   TurnStopOutput,
-} from './turnTypes.js';
+} from './turn/types.js';
 
-export { graphEvents } from './turnGraph.js';
+export { graphEvents } from './turn/graph.js';
 
 // The un-provided machine (Stately, diagrams, graph traversal) never runs its actors.
 function unprovided<TOutput, TInput>(name: string) {

@@ -1,12 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { type AnyMachineSnapshot, createActor, toPromise } from 'xstate';
 import { z } from 'zod';
-import { toolCalls } from '../../machines/callTable.js';
-import { ScopeTable } from '../../machines/scope.js';
+import { toolCalls } from '../../machines/runtime/callTable.js';
+import { ScopeTable } from '../../machines/runtime/scopeTable.js';
+import { createToolCallActors } from '../../machines/toolCall/actors.js';
+import { createToolCallLogic } from '../../machines/toolCall/logic.js';
+import { type ToolCallContext, type ToolSeamsPresent, toolSeamKeys } from '../../machines/toolCall/types.js';
 import { graphEvents, toolCallMachine } from '../../machines/toolCall.js';
-import { createToolCallActors } from '../../machines/toolCallActors.js';
-import { createToolCallLogic } from '../../machines/toolCallLogic.js';
-import { type ToolCallContext, type ToolSeamsPresent, toolSeamKeys } from '../../machines/toolCallTypes.js';
 import { createSeams, ToolResultSchema } from '../../seams/index.js';
 import {
   coverage,

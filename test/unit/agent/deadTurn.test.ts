@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { createActor, enqueueActions } from 'xstate';
+import type { AgentMachineServices } from '../../../machines/agent/types.js';
 import { createAgentLogic } from '../../../machines/agent.js';
-import type { AgentMachineServices } from '../../../machines/agentTypes.js';
-import { createInboxItem } from '../../../machines/inbox.js';
-import { ScopeTable } from '../../../machines/scope.js';
+import { createInboxItem } from '../../../machines/runtime/inbox.js';
+import { ScopeTable } from '../../../machines/runtime/scopeTable.js';
+import { createTurnActions } from '../../../machines/turn/actions.js';
 import { createTurnLogic } from '../../../machines/turn.js';
-import { createTurnActions } from '../../../machines/turnActions.js';
 import type { ModelStep } from '../../../model/types.js';
 import { createSeams } from '../../../seams/index.js';
 import type { ContinuationDecision } from '../../../seams/schemas.js';
