@@ -3,7 +3,6 @@ import { toolCallSetup } from './toolCall/setup.js';
 import type { PostExecuteInput, ToolCallActorInput, ToolCallContext } from './toolCall/types.js';
 
 export { graphEvents } from './toolCall/graph.js';
-export { createToolCallLogic } from './toolCall/logic.js';
 
 const actorInput = ({ context }: { context: ToolCallContext }): ToolCallActorInput => ({
   scopeKey: context.scopeKey,

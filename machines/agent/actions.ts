@@ -9,7 +9,7 @@ import {
   pendingSessionStartListener,
   trackSessionStartListener,
 } from '../runtime/reportingScope.js';
-import { fixedServices, type ServicesResolver } from '../runtime/systemServices.js';
+import type { ServicesResolver } from '../runtime/systemServices.js';
 import { toFailure } from '../turn/rules.js';
 import type { TurnOutput } from '../turn/types.js';
 import type { AgentContext, AgentEvent, AgentMachineServices } from './types.js';
@@ -68,19 +68,10 @@ export interface AgentActionImplementations {
 }
 
 /**
- * The side-effect actions of the agent with services bound. Failures are reported as `agent/error`,
- * never thrown: an agent keeps running.
- * @param services the agent's services
- */
-export function createAgentActions(services: AgentMachineServices): AgentActionImplementations {
-  return createAgentActionsFor(fixedServices(services));
-}
-
-/**
  * The side-effect actions of the agent, each resolving its services from its args (see `ServicesResolver`).
  * @param servicesOf where the actions find the agent's services
  */
-export function createAgentActionsFor(
+export function createAgentActions(
   servicesOf: ServicesResolver<AgentMachineServices>,
 ): AgentActionImplementations {
   const notify = <TName extends NotifySeamName>(

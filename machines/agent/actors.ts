@@ -1,9 +1,9 @@
 import { fromPromise, type PromiseActorLogic } from 'xstate';
 import type { InboxItem } from '../runtime/inbox.js';
 import { createReportingScope, trackSessionStartListener } from '../runtime/reportingScope.js';
-import { fixedServices, type ServicesResolver } from '../runtime/systemServices.js';
+import type { ServicesResolver } from '../runtime/systemServices.js';
+import type { createTurnLogic } from '../turn/logic.js';
 import { type SeamsPresent, type TurnInput, turnSeams } from '../turn/types.js';
-import { createTurnLogic } from '../turn.js';
 import { lastTurnNumber, settleInjectionFlushes } from './actions.js';
 import type { AgentMachineServices } from './types.js';
 
@@ -45,19 +45,11 @@ export interface AgentActors {
 }
 
 /**
- * The actors of the agent with services bound: the awaited session start, the turn, the final settle.
- * @param services the agent's services
- */
-export function createAgentActors(services: AgentMachineServices): AgentActors {
-  return createAgentActorsFor(fixedServices(services), createTurnLogic(services));
-}
-
-/**
  * The actors of the agent, each resolving its services from its args (see `ServicesResolver`).
  * @param servicesOf where the actors find the agent's services
  * @param turn the turn logic the agent invokes
  */
-export function createAgentActorsFor(
+export function createAgentActors(
   servicesOf: ServicesResolver<AgentMachineServices>,
   turn: AgentActors['turn'],
 ): AgentActors {

@@ -11,13 +11,13 @@ import type {
 } from '../../seams/types.js';
 import { createSessionLog, memoryStore } from '../../session/index.js';
 import type { SessionStore } from '../../session/types.js';
-import type { createAgentLogic } from '../agent.js';
 import { createInboxItem, createInjection } from '../runtime/inbox.js';
 import { createReportingScope } from '../runtime/reportingScope.js';
 import { ScopeTable } from '../runtime/scopeTable.js';
 import type { TurnMachineServices } from '../runtime/services.js';
 import { createActorWithServices } from '../runtime/systemServices.js';
 import { toFailure } from '../turn/rules.js';
+import type { createAgentLogic } from './logic.js';
 import { sharedAgentLogic } from './logic.js';
 import { type AgentOptions, type ResolvedAgentOptions, resolveAgentOptions } from './options.js';
 import type { AgentEvent, AgentMachineServices } from './types.js';

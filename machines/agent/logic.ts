@@ -1,25 +1,21 @@
 import { assign } from 'xstate';
 import { agentMachine } from '../agent.js';
-import { once, type ServicesResolver, servicesOfSystem } from '../runtime/systemServices.js';
-import { sharedTurnLogic } from '../turn.js';
-import { createAgentActionsFor } from './actions.js';
-import { createAgentActorsFor, openTurnInput } from './actors.js';
+import { fixedServices, once, type ServicesResolver, servicesOfSystem } from '../runtime/systemServices.js';
+import { provideTurnLogic } from '../turn/logic.js';
+import { createAgentActions } from './actions.js';
+import { createAgentActors, openTurnInput } from './actors.js';
 import type { AgentMachineServices } from './types.js';
 
 /**
  * The agent machine whose implementations resolve their services from their args (session start,
  * the turn logic, the inbox side effects).
  * @param servicesOf where the implementations find the agent's services
- * @param turn the turn logic the agent invokes
  */
-export function provideAgentLogic(
-  servicesOf: ServicesResolver<AgentMachineServices>,
-  turn: Parameters<typeof createAgentActorsFor>[1],
-): typeof agentMachine {
+export function provideAgentLogic(servicesOf: ServicesResolver<AgentMachineServices>): typeof agentMachine {
   return agentMachine.provide({
-    actors: createAgentActorsFor(servicesOf, turn),
+    actors: createAgentActors(servicesOf, provideTurnLogic(servicesOf)),
     actions: {
-      ...createAgentActionsFor(servicesOf),
+      ...createAgentActions(servicesOf),
       claimHead: assign(({ context, system }) => {
         const [item, ...rest] = context.queued;
         return { queued: rest, current: item ? openTurnInput(servicesOf({ system }), item) : null };
@@ -30,9 +26,17 @@ export function provideAgentLogic(
 }
 
 /**
+ * The agent machine with services bound (session start, the turn logic, the inbox side effects).
+ * @param services the agent's services
+ * @example
+ * const actor = createActor(createAgentLogic(services), { input: { agentId, source: 'startup', sessionStartPresent } });
+ */
+export function createAgentLogic(services: AgentMachineServices): typeof agentMachine {
+  return provideAgentLogic(fixedServices(services));
+}
+
+/**
  * The agent logic every `createAgent` shares: each agent registers its services for its actor system
  * (`createActorWithServices`), so the four machines are provided once per process, not per agent.
  */
-export const sharedAgentLogic = once(() =>
-  provideAgentLogic(servicesOfSystem<AgentMachineServices>, sharedTurnLogic()),
-);
+export const sharedAgentLogic = once(() => provideAgentLogic(servicesOfSystem<AgentMachineServices>));

@@ -15,7 +15,7 @@ import {
 import { type CallHandles, toolCalls } from '../runtime/callTable.js';
 import type { RunScope } from '../runtime/scopeTable.js';
 import type { ToolMachineServices } from '../runtime/services.js';
-import { fixedServices, type ServicesResolver } from '../runtime/systemServices.js';
+import type { ServicesResolver } from '../runtime/systemServices.js';
 import { normalizeAroundResult } from './normalize.js';
 import { createAbortedBeforeDispatch, describeApprovalRefusal, describeFailure } from './rules.js';
 import {
@@ -40,18 +40,10 @@ interface Resolved {
 }
 
 /**
- * The toolCall machine's actors with services bound: sealing, one per seam, and core dispatch.
- * @param services tools, scopes, seams, cancel grace
- */
-export function createToolCallActors(services: ToolMachineServices) {
-  return createToolCallActorsFor(fixedServices(services));
-}
-
-/**
  * The toolCall machine's actors, each resolving its services from its args (see `ServicesResolver`).
  * @param servicesOf where the actors find tools, scopes, seams, cancel grace
  */
-export function createToolCallActorsFor(servicesOf: ServicesResolver<ToolMachineServices>) {
+export function createToolCallActors(servicesOf: ServicesResolver<ToolMachineServices>) {
   const resolve = (services: ToolMachineServices, input: ToolCallActorInput): Resolved => {
     const handles = toolCalls.get(input.callKey);
     if (!handles.sealed) throw new Error(`Tool call "${input.callKey}" was not sealed before its policy ran`);

@@ -1,5 +1,6 @@
-import { assign, fromCallback, fromPromise, setup } from 'xstate';
+import { assign, fromCallback, setup } from 'xstate';
 import { createFailureResult, withContexts } from '../../tools/index.js';
+import { unprovidedActors } from '../runtime/unprovided.js';
 import {
   abandonReview,
   assembleResult,
@@ -27,13 +28,8 @@ import type {
 } from './types.js';
 
 // The un-provided machine (Stately, diagrams, graph traversal) never runs its actors.
-function unprovided<TOutput, TInput>(name: string) {
-  return fromPromise<TOutput, TInput>(async () => {
-    throw new Error(
-      `toolCallMachine actor "${name}" is not provided; build it with createToolCallLogic(services)`,
-    );
-  });
-}
+const unprovided = unprovidedActors('toolCallMachine', 'build it with createToolCallLogic(services)');
+
 const outputOf = <T>(event: unknown): T => (event as { output: T }).output;
 const errorOf = (event: unknown): unknown => (event as { error: unknown }).error;
 

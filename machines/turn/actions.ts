@@ -5,7 +5,7 @@ import { SessionLogError } from '../../session/errors.js';
 import { repairEvents } from '../../session/repair.js';
 import { createReportingScope } from '../runtime/reportingScope.js';
 import type { TurnMachineServices } from '../runtime/services.js';
-import { fixedServices, type ServicesResolver } from '../runtime/systemServices.js';
+import type { ServicesResolver } from '../runtime/systemServices.js';
 import { type AcceptedAnswer, toFailure } from './rules.js';
 import type { TurnContext, TurnEvent } from './types.js';
 
@@ -68,20 +68,10 @@ export function continuationItemId(context: Pick<TurnContext, 'agentId' | 'turn'
 }
 
 /**
- * The side-effect actions of the turn with services bound. None of them throws: a failed append is
- * assigned as the turn's `INTERNAL_ERROR` failure at once (every transient state checks `hasFailure`
- * first, so the turn closes with `error` before anything else is appended), and reported.
- * @param services the agent's services
- */
-export function createTurnActions(services: Services): TurnActionImplementations {
-  return createTurnActionsFor(fixedServices(services));
-}
-
-/**
  * The side-effect actions of the turn, each resolving its services from its args (see `ServicesResolver`).
  * @param servicesOf where the actions find the agent's services
  */
-export function createTurnActionsFor(servicesOf: ServicesResolver<Services>): TurnActionImplementations {
+export function createTurnActions(servicesOf: ServicesResolver<Services>): TurnActionImplementations {
   const scopeOf = (services: Services, context: TurnContext): DispatchScope =>
     createReportingScope(services, context.agentId, context.turn);
   const notify = <TName extends NotifySeamName>(

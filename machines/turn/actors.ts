@@ -7,7 +7,7 @@ import { eitherSignal } from '../../tools/signals.js';
 import { createReportingScope } from '../runtime/reportingScope.js';
 import type { RunScope } from '../runtime/scopeTable.js';
 import type { TurnMachineServices } from '../runtime/services.js';
-import { fixedServices, type ServicesResolver } from '../runtime/systemServices.js';
+import type { ServicesResolver } from '../runtime/systemServices.js';
 import { type AcceptedAnswer, acceptModelStep, defaultPromptDecision } from './rules.js';
 import type {
   ContinuationInput,
@@ -68,18 +68,10 @@ export interface TurnActors {
 }
 
 /**
- * The promise actors of the turn with services bound: one per seam, the model request and the flush.
- * @param services the agent's services
- */
-export function createTurnActors(services: TurnMachineServices): TurnActors {
-  return createTurnActorsFor(fixedServices(services));
-}
-
-/**
  * The promise actors of the turn, each resolving its services from its args (see `ServicesResolver`).
  * @param servicesOf where the actors find the agent's services
  */
-export function createTurnActorsFor(servicesOf: ServicesResolver<TurnMachineServices>): TurnActors {
+export function createTurnActors(servicesOf: ServicesResolver<TurnMachineServices>): TurnActors {
   return {
     promptSubmit: fromPromise<PromptDecision, PromptSubmitInput>(async ({ input, system }) => {
       const services = servicesOf({ system });

@@ -93,3 +93,12 @@ export function acceptModelStep(raw: unknown): AcceptedAnswer {
   }
   return usage === undefined ? { content, finish, calls } : { content, finish, usage, calls };
 }
+
+/** A batch failure as the turn's failure: the batch's own appends are the turn's appends. */
+export function internalError(error: unknown): { message: string; code: 'INTERNAL_ERROR' } {
+  return { message: toFailure(error).message, code: 'INTERNAL_ERROR' };
+}
+
+export function blockReason(decision: PromptDecision): string {
+  return decision.kind === 'block' ? decision.reason : '';
+}

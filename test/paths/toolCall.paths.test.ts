@@ -3,6 +3,7 @@ import { type AnyMachineSnapshot, createActor, toPromise } from 'xstate';
 import { z } from 'zod';
 import { toolCalls } from '../../machines/runtime/callTable.js';
 import { ScopeTable } from '../../machines/runtime/scopeTable.js';
+import { fixedServices } from '../../machines/runtime/systemServices.js';
 import { createToolCallActors } from '../../machines/toolCall/actors.js';
 import { createToolCallLogic } from '../../machines/toolCall/logic.js';
 import { type ToolCallContext, type ToolSeamsPresent, toolSeamKeys } from '../../machines/toolCall/types.js';
@@ -87,7 +88,7 @@ async function executePath(path: MachinePath, present: Readonly<Record<string, b
   const callKey = `${scopeKey}/call-${keys++}`;
   toolCalls.open(callKey, { name: 'echo', arguments: '{"text":"a"}', callId: 'c1' }, controller.signal);
   const services = { tools, scopes, seams, cancelGraceMs: 5_000 };
-  const real = createToolCallActors(services);
+  const real = createToolCallActors(fixedServices(services));
   try {
     const run = await runPath(path, {
       logic: createToolCallLogic(services),

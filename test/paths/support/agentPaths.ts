@@ -5,8 +5,9 @@ import {
   initialTransition,
   transition,
 } from 'xstate';
+import { createAgentLogic } from '../../../machines/agent/logic.js';
 import type { AgentContext, AgentEvent, AgentMachineServices } from '../../../machines/agent/types.js';
-import { agentMachine, createAgentLogic, graphEvents } from '../../../machines/agent.js';
+import { agentMachine, graphEvents } from '../../../machines/agent.js';
 import type { InboxItem } from '../../../machines/runtime/inbox.js';
 import { ScopeTable } from '../../../machines/runtime/scopeTable.js';
 import type { TurnInput, TurnOutput } from '../../../machines/turn/types.js';

@@ -1,5 +1,6 @@
 import { type AnyMachineSnapshot, type EventObject, fromCallback } from 'xstate';
 import { ScopeTable } from '../../../machines/runtime/scopeTable.js';
+import { createToolBatchLogic } from '../../../machines/toolBatch/logic.js';
 import type {
   CallCommittedEvent,
   ToolBatchContext,
@@ -7,7 +8,7 @@ import type {
   ToolBatchOutput,
   ToolCallOutput,
 } from '../../../machines/toolBatch/types.js';
-import { createToolBatchLogic, graphEvents, toolBatchMachine } from '../../../machines/toolBatch.js';
+import { graphEvents, toolBatchMachine } from '../../../machines/toolBatch.js';
 import { createSeams } from '../../../seams/index.js';
 import type { HookContext, ToolCallBlock } from '../../../seams/schemas.js';
 import { createSessionLog } from '../../../session/index.js';

@@ -2,13 +2,14 @@ import type { AnyMachineSnapshot, AnyStateMachine, EventObject } from 'xstate';
 import { createInboxItem } from '../../../machines/runtime/inbox.js';
 import { ScopeTable } from '../../../machines/runtime/scopeTable.js';
 import type { TurnMachineServices } from '../../../machines/runtime/services.js';
+import { createTurnLogic } from '../../../machines/turn/logic.js';
 import {
   type SeamsPresent,
   type ToolBatchInput,
   type TurnContext,
   turnSeams,
 } from '../../../machines/turn/types.js';
-import { createTurnLogic, graphEvents, turnMachine } from '../../../machines/turn.js';
+import { graphEvents, turnMachine } from '../../../machines/turn.js';
 import type { ModelAdapter } from '../../../model/types.js';
 import { createSeams } from '../../../seams/index.js';
 import type { AgentHandle } from '../../../seams/types.js';
