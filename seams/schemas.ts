@@ -114,6 +114,27 @@ export type SessionStartSource = z.infer<typeof SessionStartSourceSchema>;
 export const ApprovalOutcomeSchema = z.enum(['allowed-once', 'rejected', 'cancelled', 'unavailable']);
 export type ApprovalOutcome = z.infer<typeof ApprovalOutcomeSchema>;
 
+/** What a `tools/approval` listener decides; `remember: 'tool'` asks the answerer to keep it for that tool. */
+export const ApprovalDecisionSchema = z.object({
+  outcome: z.enum(['allowed-once', 'rejected']),
+  reason: z.string().optional(),
+  remember: z.literal('tool').optional(),
+});
+export type ApprovalDecision = z.infer<typeof ApprovalDecisionSchema>;
+
+/** What an approval channel answers: a plain outcome, or the object form with a reason. */
+export const ApprovalAnswerSchema = z.union([
+  ApprovalOutcomeSchema,
+  z.object({
+    outcome: ApprovalOutcomeSchema,
+    reason: z.string().optional(),
+    remember: z.literal('tool').optional(),
+  }),
+]);
+export type ApprovalAnswer = z.infer<typeof ApprovalAnswerSchema>;
+/** The object form every answer is normalized to (the result of the `tools/approval` seam). */
+export type ApprovalVerdict = Exclude<ApprovalAnswer, string>;
+
 export const ToolErrorCodeSchema = z.enum([
   'DENIED',
   'BLOCKED',

@@ -1,15 +1,15 @@
 import { freezeContext } from './freeze.js';
 import type { ListenerEntry, ReportFailure } from './listener-entry.js';
-import { runAround, runWaterfall } from './onion.js';
+import { runAround, runOnion, runWaterfall } from './onion.js';
 import { runAwaitedNotify, runFirstResult, runGuards, runSerial } from './sequence.js';
-import type { DispatchScope, SeamName, SeamSet, WaterfallSeamName } from './types.js';
+import type { DecidedSeamName, DispatchScope, SeamName, SeamSet } from './types.js';
 
 /** What a snapshot needs from its registry. */
 export interface SeamSetDeps {
   readonly report: ReportFailure;
   /** Emits `seam/decided` through the registry's notify. */
   readonly emitDecided: (
-    seam: WaterfallSeamName,
+    seam: DecidedSeamName,
     decidedBy: string,
     decision: unknown,
     scope: DispatchScope,
@@ -30,6 +30,12 @@ export function createSeamSet(
       const signal = scope.signal ?? readSignal(ctx);
       const outcome = await runWaterfall(listOf(name), name, ctx, defaultDecision, signal);
       deps.emitDecided(name, outcome.decidedBy, outcome.decision, scope);
+      return outcome;
+    },
+    async approval(ctx, ask, scope) {
+      const signal = scope.signal ?? ctx.exec.signal;
+      const outcome = await runOnion(listOf('tools/approval'), 'tools/approval', ctx, ask, signal);
+      deps.emitDecided('tools/approval', outcome.decidedBy, outcome.decision, scope);
       return outcome;
     },
     around: (exec, core) => runAround(listOf('tools/execute'), exec, core),

@@ -1,5 +1,7 @@
 import type {
-  ApprovalOutcome,
+  ApprovalAnswer,
+  ApprovalDecision,
+  ApprovalVerdict,
   ContentBlock,
   ContinuationDecision,
   ContinuationStop,
@@ -72,7 +74,14 @@ export interface ToolRunContext extends ToolExecution {
   deferContext(context: HookContext): void;
 }
 
-export type SeamMode = 'waterfall' | 'around' | 'serial' | 'notify' | 'awaited-notify' | 'first-result';
+export type SeamMode =
+  | 'waterfall'
+  | 'approval'
+  | 'around'
+  | 'serial'
+  | 'notify'
+  | 'awaited-notify'
+  | 'first-result';
 
 interface Turnish {
   readonly agent: AgentHandle;
@@ -110,6 +119,12 @@ export interface SeamMap {
     result: ContinuationStop | undefined;
   };
   'tools/pre-execute': { mode: 'waterfall'; ctx: ToolExecution; result: PreToolDecision };
+  /** Answers an `ask` before the approval channel; `next()` falls through to the channel. */
+  'tools/approval': {
+    mode: 'approval';
+    ctx: { readonly exec: ToolExecution; readonly reason?: string };
+    result: ApprovalDecision;
+  };
   'tools/execute': { mode: 'around'; ctx: ToolExecution; result: ToolResult };
   'tools/post-execute': {
     mode: 'waterfall';
@@ -171,7 +186,7 @@ export interface SeamMap {
     mode: 'notify';
     ctx: {
       readonly agentId?: string;
-      readonly seam: WaterfallSeamName;
+      readonly seam: DecidedSeamName;
       readonly decidedBy: string;
       readonly decision: JsonValue;
       readonly turn?: number;
@@ -193,6 +208,8 @@ type NamesOfMode<TMode extends SeamMode> = {
   [K in SeamName]: SeamMap[K]['mode'] extends TMode ? K : never;
 }[SeamName];
 export type WaterfallSeamName = NamesOfMode<'waterfall'>;
+/** Seams that report `seam/decided`: the waterfalls and `tools/approval`. */
+export type DecidedSeamName = WaterfallSeamName | 'tools/approval';
 export type SerialSeamName = NamesOfMode<'serial'>;
 export type NotifySeamName = NamesOfMode<'notify'>;
 
@@ -207,16 +224,21 @@ export type Listener<TName extends SeamName> = SeamMap[TName]['mode'] extends 'w
       ctx: SeamCtx<TName>,
       next: () => Promise<SeamResult<TName>>,
     ) => SeamResult<TName> | Promise<SeamResult<TName>>
-  : SeamMap[TName]['mode'] extends 'around'
+  : SeamMap[TName]['mode'] extends 'approval'
     ? (
         ctx: SeamCtx<TName>,
-        next: (options?: AroundNextOptions) => Promise<ToolResult>,
-      ) => ToolResult | Promise<ToolResult>
-    : SeamMap[TName]['mode'] extends 'first-result'
-      ? (ctx: SeamCtx<TName>) => SeamResult<TName> | Promise<SeamResult<TName>>
-      : SeamMap[TName]['mode'] extends 'notify'
-        ? (ctx: SeamCtx<TName>) => void | Promise<void>
-        : (ctx: SeamCtx<TName>) => void | Promise<void>;
+        next: () => Promise<ApprovalVerdict>,
+      ) => SeamResult<TName> | ApprovalVerdict | Promise<SeamResult<TName> | ApprovalVerdict>
+    : SeamMap[TName]['mode'] extends 'around'
+      ? (
+          ctx: SeamCtx<TName>,
+          next: (options?: AroundNextOptions) => Promise<ToolResult>,
+        ) => ToolResult | Promise<ToolResult>
+      : SeamMap[TName]['mode'] extends 'first-result'
+        ? (ctx: SeamCtx<TName>) => SeamResult<TName> | Promise<SeamResult<TName>>
+        : SeamMap[TName]['mode'] extends 'notify'
+          ? (ctx: SeamCtx<TName>) => void | Promise<void>
+          : (ctx: SeamCtx<TName>) => void | Promise<void>;
 
 /** A guard denies with a reason string or abstains with `undefined`. Synchronous. */
 export type ToolGuard = (exec: ToolExecution) => string | undefined;
@@ -240,12 +262,16 @@ export interface ApprovalRequest {
   agent?: AgentHandle;
   toolName: string;
   callId: string;
+  /** The turn and step of an agent's call (model call ids repeat across steps). */
+  turn?: number;
+  step?: number;
   arguments: JsonValue;
   reason?: string;
   signal: AbortSignal;
 }
 export interface ApprovalChannel {
-  request(question: ApprovalRequest): Promise<ApprovalOutcome>;
+  /** A plain outcome, or `{ outcome, reason?, remember? }` so a reason reaches the log and the model. */
+  request(question: ApprovalRequest): Promise<ApprovalAnswer>;
 }
 
 export interface SeamLogger {
@@ -304,6 +330,12 @@ export interface SeamSet {
     ctx: SeamCtx<'agent/session-start'>,
     scope: DispatchScope,
   ): Promise<void>;
+  /** `tools/approval`: the onion over `ask` (the channel, called only when the chain reaches it). */
+  approval(
+    ctx: SeamCtx<'tools/approval'>,
+    ask: () => Promise<ApprovalVerdict>,
+    scope: DispatchScope,
+  ): Promise<{ decision: ApprovalVerdict; decidedBy: string }>;
   /** Guards in order; the first denial wins; a throwing guard throws `SeamListenerError`. */
   guards(exec: ToolExecution): { denied: string; by: string } | undefined;
 }
