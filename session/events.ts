@@ -3,6 +3,7 @@ import {
   ContentBlockSchema,
   JsonValueSchema,
   MessageSourceSchema,
+  RewriteRecordSchema,
   ToolErrorSchema,
 } from '../seams/schemas.js';
 
@@ -64,7 +65,16 @@ export const coreEventSchemas = {
     finish: FinishReasonSchema,
     usage: UsageSchema.optional(),
   }),
-  'tool/call': z.object({ turn, step, callId: z.string(), name: z.string(), arguments: z.string() }),
+  // `arguments` is what runs; when a `tools/prepare` listener rewrote it, `original` is the model's text.
+  'tool/call': z.object({
+    turn,
+    step,
+    callId: z.string(),
+    name: z.string(),
+    arguments: z.string(),
+    original: z.string().optional(),
+    rewrites: z.array(RewriteRecordSchema).optional(),
+  }),
   'tool/result': z.object({
     turn,
     step,

@@ -6,6 +6,7 @@ import { checkContiguousSeq } from './contiguousSeq.js';
 import { readEntries } from './entries.js';
 import { checkInjectionTurnShape } from './injectionTurnShape.js';
 import { checkOneSendOneTurn } from './oneSendOneTurn.js';
+import { checkRewriteRecord } from './rewriteRecord.js';
 import { type CheckedLog, segmentTurns } from './segment.js';
 import { type AcceptedStepContexts, checkStepContexts } from './stepContexts.js';
 import { checkSteps } from './steps.js';
@@ -34,10 +35,11 @@ const predicates: readonly ((log: CheckedLog) => Violation[])[] = [
   checkOneSendOneTurn,
   checkInjectionTurnShape,
   checkTerminalStop,
+  checkRewriteRecord,
 ];
 
 /**
- * Checks a log at rest against the invariants of log.md (1–9 and 11; 10 is `checkLedger`).
+ * Checks a log at rest against the invariants of log.md (1–9, 11 and 13; 10 is `checkLedger`).
  * Violations come sorted by seq (log-wide ones, without a seq, last).
  * @param events the session log's events
  * @param options what the caller knows was accepted during steps (invariant 7)
