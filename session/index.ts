@@ -15,6 +15,7 @@ export type {
   FinishReason,
   TurnEndReason,
   Usage,
+  UsageTotal,
 } from './events.js';
 export {
   coreEventSchemas,
@@ -24,6 +25,7 @@ export {
   StoredEventSchema,
   TurnEndReasonSchema,
   UsageSchema,
+  UsageTotalSchema,
 } from './events.js';
 export type {
   AcceptedStepContexts,
@@ -44,3 +46,4 @@ export { memoryStore } from './stores/memory.js';
 export type { JsonlLog } from './stores/readJsonlLog.js';
 export { readJsonlLog } from './stores/readJsonlLog.js';
 export type { LogEvent, SessionLog, SessionStore, Violation } from './types.js';
+export { addUsage, sumUsage } from './usage.js';

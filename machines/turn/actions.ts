@@ -3,6 +3,7 @@ import type { HookContext, PromptDecision } from '../../seams/schemas.js';
 import type { DispatchScope, NotifySeamName, SeamCtx, WaterfallSeamName } from '../../seams/types.js';
 import { SessionLogError } from '../../session/errors.js';
 import { repairEvents } from '../../session/repair.js';
+import { turnUsage } from '../../session/usage.js';
 import { createReportingScope } from '../runtime/reportingScope.js';
 import type { TurnMachineServices } from '../runtime/services.js';
 import type { ServicesResolver } from '../runtime/systemServices.js';
@@ -278,7 +279,12 @@ export function createTurnActions(servicesOf: ServicesResolver<Services>): TurnA
       if (!context.endReason) return;
       const services = servicesOf({ system });
       try {
-        services.log.appendCore('turn/end', { turn: context.turn, reason: context.endReason });
+        const usage = turnUsage(services.log.events);
+        const reason = context.endReason;
+        services.log.appendCore(
+          'turn/end',
+          usage ? { turn: context.turn, reason, usage } : { turn: context.turn, reason },
+        );
       } catch (error) {
         // The turn is over either way; a refused turn/end can only be reported.
         services.reportError({ error: toFailure(error), origin: 'turn/end', turn: context.turn });

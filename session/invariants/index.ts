@@ -13,6 +13,7 @@ import { checkSteps } from './steps.js';
 import { checkTerminalStop } from './terminalStop.js';
 import { checkToolPairing } from './toolPairing.js';
 import { checkTurnEnclosure } from './turnEnclosure.js';
+import { checkTurnEndTotals } from './turnEndTotals.js';
 
 export type { LedgerNotification, LedgerOptions } from './ledger.js';
 export { checkLedger } from './ledger.js';
@@ -36,10 +37,11 @@ const predicates: readonly ((log: CheckedLog) => Violation[])[] = [
   checkInjectionTurnShape,
   checkTerminalStop,
   checkRewriteRecord,
+  checkTurnEndTotals,
 ];
 
 /**
- * Checks a log at rest against the invariants of log.md (1–9, 11 and 13; 10 is `checkLedger`).
+ * Checks a log at rest against the invariants of log.md (1–9, 11, 13 and 14; 10 is `checkLedger`).
  * Violations come sorted by seq (log-wide ones, without a seq, last).
  * @param events the session log's events
  * @param options what the caller knows was accepted during steps (invariant 7)
