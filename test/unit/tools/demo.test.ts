@@ -4,7 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createToolRegistry } from '../../../machines/standalone.js';
+import { createToolRegistry } from '../../../machines/toolCall/createToolRegistry.js';
 import { createSeams } from '../../../seams/index.js';
 import { createDemoTools } from '../../../tools/index.js';
 import type { ToolRegistry } from '../../../tools/types.js';
