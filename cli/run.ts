@@ -14,6 +14,7 @@ import {
   memoryStore,
   openJsonlStore,
   SessionLoadError,
+  SessionLockedError,
   SessionStoreError,
 } from '../session/index.js';
 import type { SessionStore } from '../session/types.js';
@@ -30,6 +31,7 @@ const runOptions = {
   'api-key-env': { type: 'string' },
   session: { type: 'string' },
   resume: { type: 'boolean', default: false },
+  'break-lock': { type: 'boolean', default: false },
   tools: { type: 'string', default: 'none' },
   cwd: { type: 'string' },
   json: { type: 'boolean', default: false },
@@ -72,15 +74,24 @@ function resolveModel(values: {
   });
 }
 
-async function openStore(file: string | undefined, resume: boolean): Promise<SessionStore> {
+async function openStore(
+  file: string | undefined,
+  resume: boolean,
+  breakLock: boolean,
+): Promise<SessionStore> {
   if (file === undefined) {
     if (resume) throw new UsageError('--resume needs --session FILE');
     return memoryStore();
   }
+  if (breakLock && !resume) throw new UsageError('--break-lock goes with --resume');
   try {
-    return resume ? await openJsonlStore(file) : await createJsonlStore(file);
+    return resume ? await openJsonlStore(file, { breakLock }) : await createJsonlStore(file);
   } catch (error) {
-    if (error instanceof SessionLoadError || error instanceof SessionStoreError)
+    if (
+      error instanceof SessionLoadError ||
+      error instanceof SessionStoreError ||
+      error instanceof SessionLockedError
+    )
       throw new UsageError(error.message);
     throw error;
   }
@@ -142,7 +153,7 @@ export async function runRunCommand(argv: string[], write: (line: string) => voi
     values.session,
   );
   // Opened last: a bad flag or config must leave nothing written.
-  const store = await openStore(values.session, values.resume);
+  const store = await openStore(values.session, values.resume, values['break-lock']);
   const inspection =
     values['inspect-log'] === undefined ? undefined : createInspectionLog(values['inspect-log']);
 

@@ -15,6 +15,7 @@ export const Invariant = {
   injectionTurnShape: '9 injection-turn-shape',
   inboxLedger: '10 inbox-ledger',
   terminalStop: '11 terminal-stop',
+  inboxLog: '12 inbox-log',
 } as const;
 export type InvariantName = (typeof Invariant)[keyof typeof Invariant];
 
