@@ -1,5 +1,6 @@
 import { fromCallback, fromPromise } from 'xstate';
-import { ApprovalOutcomeSchema, type ToolResult } from '../seams/schemas.js';
+import { Seam } from '../seams/names.js';
+import { ApprovalAnswerSchema, type ApprovalVerdict, type ToolResult } from '../seams/schemas.js';
 import type { DispatchScope, ToolExecution } from '../seams/types.js';
 import {
   applyPostDecision,
@@ -116,27 +117,49 @@ export function createToolCallActorsFor(servicesOf: ServicesResolver<ToolMachine
     }),
 
     approval: fromPromise<ApprovalOutput, ToolCallActorInput & { reason: string | null }>(
-      async ({ input, system }) => {
+      async ({ input, signal, system }) => {
         const services = servicesOf({ system });
         const { exec, scope } = resolve(services, input);
         // An agent-less call has a channel only if the caller passed one (tools.execute({ approval })).
         const channel = scope.approval ?? (exec.agent ? services.seams.approval : undefined);
-        if (!channel) {
-          const refusal = services.seams.approval ? 'no agent' : 'no approval channel';
-          return { kind: 'denied', reason: describeApprovalRefusal(exec.name, refusal) };
+        let missing: 'no agent' | 'no approval channel' | undefined;
+        const ask = async (): Promise<ApprovalVerdict> => {
+          if (!channel) {
+            missing = services.seams.approval ? 'no agent' : 'no approval channel';
+            return { outcome: 'unavailable' };
+          }
+          const rawAnswer = await channel.request({
+            ...(exec.agent ? { agent: exec.agent } : {}),
+            toolName: exec.name,
+            callId: exec.callId,
+            ...(exec.turn === undefined ? {} : { turn: exec.turn }),
+            ...(exec.step === undefined ? {} : { step: exec.step }),
+            arguments: exec.arguments,
+            ...(input.reason === null ? {} : { reason: input.reason }),
+            signal: exec.signal,
+          });
+          const answer = ApprovalAnswerSchema.parse(rawAnswer);
+          return typeof answer === 'string' ? { outcome: answer } : answer;
+        };
+        // `tools/approval` listeners answer before the channel; `next()` falls through to it.
+        const verdict = scope.seams.has(Seam.approval)
+          ? (
+              await scope.seams.approval(
+                { exec, ...(input.reason === null ? {} : { reason: input.reason }) },
+                ask,
+                dispatchScope(services, input, exec, signal),
+              )
+            ).decision
+          : await ask();
+        if (verdict.outcome === 'allowed-once') return { kind: 'granted' };
+        if (verdict.outcome === 'cancelled' && exec.signal.aborted) return { kind: 'aborted' };
+        if (missing && verdict.outcome === 'unavailable') {
+          return { kind: 'denied', reason: describeApprovalRefusal(exec.name, missing) };
         }
-        const rawOutcome = await channel.request({
-          ...(exec.agent ? { agent: exec.agent } : {}),
-          toolName: exec.name,
-          callId: exec.callId,
-          arguments: exec.arguments,
-          ...(input.reason === null ? {} : { reason: input.reason }),
-          signal: exec.signal,
-        });
-        const outcome = ApprovalOutcomeSchema.parse(rawOutcome);
-        if (outcome === 'allowed-once') return { kind: 'granted' };
-        if (outcome === 'cancelled' && exec.signal.aborted) return { kind: 'aborted' };
-        return { kind: 'denied', reason: describeApprovalRefusal(exec.name, outcome) };
+        return {
+          kind: 'denied',
+          reason: describeApprovalRefusal(exec.name, verdict.outcome, verdict.reason),
+        };
       },
     ),
 

@@ -7,11 +7,11 @@ import type { ToolCallContext } from './toolCallTypes.js';
 export type ApprovalRefusal = 'rejected' | 'cancelled' | 'unavailable' | 'no approval channel' | 'no agent';
 
 /** The denial message for an approval that was not granted; it says which refusal happened. */
-export function describeApprovalRefusal(toolName: string, refusal: ApprovalRefusal): string {
+export function describeApprovalRefusal(toolName: string, refusal: ApprovalRefusal, reason?: string): string {
   switch (refusal) {
     case 'rejected':
     case 'cancelled':
-      return `Approval for tool "${toolName}" was ${refusal}`;
+      return `Approval for tool "${toolName}" was ${refusal}${reason ? `: ${reason}` : ''}`;
     case 'unavailable':
       return `Approval for tool "${toolName}" is unavailable`;
     case 'no approval channel':

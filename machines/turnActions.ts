@@ -3,6 +3,7 @@ import type { HookContext, PromptDecision } from '../seams/schemas.js';
 import type { DispatchScope, NotifySeamName, SeamCtx, WaterfallSeamName } from '../seams/types.js';
 import { SessionLogError } from '../session/errors.js';
 import { repairEvents } from '../session/repair.js';
+import { turnUsage } from '../session/usage.js';
 import { createReportingScope } from './agentReport.js';
 import type { TurnMachineServices } from './services.js';
 import { fixedServices, type ServicesResolver } from './systemServices.js';
@@ -288,7 +289,12 @@ export function createTurnActionsFor(servicesOf: ServicesResolver<Services>): Tu
       if (!context.endReason) return;
       const services = servicesOf({ system });
       try {
-        services.log.appendCore('turn/end', { turn: context.turn, reason: context.endReason });
+        const usage = turnUsage(services.log.events);
+        const reason = context.endReason;
+        services.log.appendCore(
+          'turn/end',
+          usage ? { turn: context.turn, reason, usage } : { turn: context.turn, reason },
+        );
       } catch (error) {
         // The turn is over either way; a refused turn/end can only be reported.
         services.reportError({ error: toFailure(error), origin: 'turn/end', turn: context.turn });

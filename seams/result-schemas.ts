@@ -2,9 +2,11 @@ import type { z } from 'zod';
 import { formatIssues } from './describe.js';
 import { SeamListenerError } from './errors.js';
 import {
+  ApprovalDecisionSchema,
   ContinuationDecisionSchema,
   ContinuationStopSchema,
   PostToolDecisionSchema,
+  PrepareDecisionSchema,
   PreToolDecisionSchema,
   PromptDecisionSchema,
   RequestErrorDecisionSchema,
@@ -18,9 +20,11 @@ export const resultSchemas = {
   'agent/request-error': RequestErrorDecisionSchema,
   'agent/turn-continuation': ContinuationDecisionSchema,
   'agent/turn-stop': ContinuationStopSchema,
+  'tools/prepare': PrepareDecisionSchema,
   'tools/pre-execute': PreToolDecisionSchema,
   'tools/execute': ToolResultSchema,
   'tools/post-execute': PostToolDecisionSchema,
+  'tools/approval': ApprovalDecisionSchema,
 } as const satisfies Partial<Record<SeamName, z.ZodType>>;
 
 export type DecidingSeamName = keyof typeof resultSchemas;

@@ -17,6 +17,7 @@ export type {
   InboxDiscardCause,
   TurnEndReason,
   Usage,
+  UsageTotal,
 } from './events.js';
 export {
   coreEventSchemas,
@@ -28,6 +29,7 @@ export {
   StoredEventSchema,
   TurnEndReasonSchema,
   UsageSchema,
+  UsageTotalSchema,
 } from './events.js';
 export type {
   AcceptedStepContexts,
@@ -51,3 +53,4 @@ export { memoryStore } from './stores/memory.js';
 export type { JsonlLog, ReadJsonlLogOptions } from './stores/readJsonlLog.js';
 export { readJsonlLog } from './stores/readJsonlLog.js';
 export type { LogEvent, SessionLog, SessionStore, Violation } from './types.js';
+export { addUsage, sumUsage } from './usage.js';
