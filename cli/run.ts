@@ -20,6 +20,7 @@ import { createDemoTools } from '../tools/index.js';
 import { createInspectionLog, type InspectionLog } from '../visualize/index.js';
 import { type ApproveMode, fixedApproval, terminalApproval } from './approvalPrompt.js';
 import { type CliCommand, type CliIO, repeatable, UsageError } from './command.js';
+import { killLeftovers } from './leftovers.js';
 import { type AgentFlags, addAgentFlags, loadBridges, resolveCwd, resolveModel } from './runFlags.js';
 import { Screen, wantsColour } from './screen.js';
 import { Interrupts, SIGNAL_EXIT } from './signals.js';
@@ -206,7 +207,8 @@ async function runSession(run: {
     },
     quit: (signal) => {
       screen.clearStatus();
-      io.exit(SIGNAL_EXIT[signal]);
+      // The log is appended line by line: the file loads as it is (repaired on the next --resume).
+      void killLeftovers().finally(() => io.exit(SIGNAL_EXIT[signal]));
     },
   });
   const mode = approveMode(flags, io);
@@ -248,7 +250,10 @@ async function runSession(run: {
   const events = agent.log.events;
   const violations = checkInvariants(events);
   for (const violation of violations) io.stderr.write(`${formatViolation(violation)}\n`);
-  if (interrupts.received !== undefined) return SIGNAL_EXIT[interrupts.received];
+  if (interrupts.received !== undefined) {
+    await killLeftovers();
+    return SIGNAL_EXIT[interrupts.received];
+  }
   const reasons = events
     .slice(firstNewSeq)
     .filter((e) => e.type === 'turn/end')
