@@ -108,7 +108,7 @@ export function loadFailure(path: string, error: unknown, what: string): Session
           : 'READ_FAILED';
   const why =
     code === 'NOT_FOUND'
-      ? 'it does not exist; start a session with createJsonlStore'
+      ? 'it does not exist'
       : code === 'PERMISSION_DENIED'
         ? 'permission denied'
         : `${errno ?? (error instanceof Error ? error.message : String(error))}`;

@@ -80,7 +80,7 @@ export function acquireSessionLock(sessionPath: string, options: AcquireLockOpti
         `Session file ${sessionPath} is locked by ${who} (${path}); ` +
           (state === 'alive'
             ? 'only one writer may hold a session: close that store or wait for it to exit'
-            : 'if that process is gone, break the lock with openJsonlStore(path, { breakLock: true }) or seamchart run --resume --break-lock'),
+            : 'if that process is gone, break the lock (open with breakLock: true)'),
       );
     }
     if (takeOver(path, seen)) {
