@@ -2,8 +2,8 @@ import { rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { type Command, Option } from 'commander';
 import { formatCapabilities } from '../bridges/index.js';
-import { createAgent } from '../machines/createAgent.js';
-import { createToolRegistry } from '../machines/standalone.js';
+import { createAgent } from '../machines/agent/createAgent.js';
+import { createToolRegistry } from '../machines/toolCall/createToolRegistry.js';
 import { createSeams } from '../seams/index.js';
 import type { ApprovalChannel } from '../seams/types.js';
 import {

@@ -1,5 +1,6 @@
 export { openAICompatible } from './openai.js';
 export type { OpenAICompatibleOptions } from './openaiOptions.js';
+export { createRequestDeriver, deriveMessages, type RequestDeriver } from './request.js';
 export { parseScript, type ScriptStep, ScriptStepSchema, type ScriptToolCall } from './script.js';
 export {
   type RecordedModelRequest,

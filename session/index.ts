@@ -44,8 +44,6 @@ export type { SessionLogOptions } from './log.js';
 export { createSessionLog } from './log.js';
 export type { OpenPosition, RepairOptions, RepairResult } from './repair.js';
 export { repairEvents } from './repair.js';
-export type { RequestDeriver } from './request.js';
-export { createRequestDeriver, deriveMessages } from './request.js';
 export type { CreateJsonlStoreOptions, JsonlStore, OpenJsonlStoreOptions } from './stores/jsonl.js';
 export { createJsonlStore, openJsonlStore } from './stores/jsonl.js';
 export type { MemoryStoreOptions } from './stores/memory.js';

@@ -2,7 +2,7 @@ import { mkdtemp, readFile, realpath, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createToolRegistry } from '../../../machines/standalone.js';
+import { createToolRegistry } from '../../../machines/toolCall/createToolRegistry.js';
 import { createSeams } from '../../../seams/index.js';
 import { createDemoTools } from '../../../tools/index.js';
 import type { ToolRegistry } from '../../../tools/types.js';
