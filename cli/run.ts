@@ -95,6 +95,17 @@ async function openInspection(file: string | undefined): Promise<InspectionLog |
   }
 }
 
+/** The capability report, short: its headline, what will not run at all, and how many fields are degraded. */
+function capabilitySummary(report: string): string {
+  const lines = report.split('\n');
+  const degraded = lines.filter((line) => line.trimStart().startsWith('degraded:')).length;
+  const kept = [
+    `${lines[0]}${degraded > 0 ? `, ${degraded} behaviour(s) differ from the original client` : ''}`,
+    ...lines.slice(1).filter((line) => /^\s+(unsupported|note):/.test(line)),
+  ];
+  return kept.join('\n');
+}
+
 /** `--approve`'s default: ask when a person can answer (stdin and stderr are terminals), else no. */
 function approveMode(flags: RunFlags, io: CliIO): ApproveMode {
   if (flags.approve !== undefined) return flags.approve;
@@ -181,7 +192,7 @@ async function runSession(run: {
 
   const seams = createSeams();
   for (const bridge of run.bridges) {
-    if (!json) transcript.note(formatCapabilities(bridge.capabilities()));
+    if (!json) transcript.note(capabilitySummary(formatCapabilities(bridge.capabilities())));
     seams.use(bridge);
   }
   const tools = createToolRegistry();
