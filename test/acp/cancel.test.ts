@@ -25,7 +25,16 @@ const waitTool = defineTool({
 describe('ACP cancellation', () => {
   it('A05 session/cancel during a tool batch answers cancelled, results stay paired, and a queued prompt answers cancelled too', async () => {
     fixture = createAcpFixture({
-      scripts: [[{ toolCalls: [{ id: 'c1', name: 'wait', arguments: {} }, { id: 'c2', name: 'echo', arguments: { text: 'a' } }] }]],
+      scripts: [
+        [
+          {
+            toolCalls: [
+              { id: 'c1', name: 'wait', arguments: {} },
+              { id: 'c2', name: 'echo', arguments: { text: 'a' } },
+            ],
+          },
+        ],
+      ],
       setup: (_seams, tools) => {
         tools.register(waitTool);
       },
@@ -35,17 +44,21 @@ describe('ACP cancellation', () => {
     const running = fixture.prompt(sessionId, 'start the long job');
     const queued = fixture.prompt(sessionId, 'and then this');
     await until(() =>
-      fixture!.updatesOf(sessionId).some((u) => u.sessionUpdate === 'tool_call_update' && u.status === 'in_progress'),
+      fixture!
+        .updatesOf(sessionId)
+        .some((u) => u.sessionUpdate === 'tool_call_update' && u.status === 'in_progress'),
     );
     await fixture.client.notify(acp.methods.agent.session.cancel, { sessionId });
     expect(await running).toEqual({ stopReason: 'cancelled' });
     expect(await queued).toEqual({ stopReason: 'cancelled' });
     // Every tool call the editor saw was closed.
     const updates = fixture.updatesOf(sessionId);
-    const started = updates.filter((u) => u.sessionUpdate === 'tool_call').map((u) => u.toolCallId);
-    const ended = updates
-      .filter((u) => u.sessionUpdate === 'tool_call_update' && (u.status === 'completed' || u.status === 'failed'))
-      .map((u) => u.toolCallId);
+    const started = updates.flatMap((u) => (u.sessionUpdate === 'tool_call' ? [u.toolCallId] : []));
+    const ended = updates.flatMap((u) =>
+      u.sessionUpdate === 'tool_call_update' && (u.status === 'completed' || u.status === 'failed')
+        ? [u.toolCallId]
+        : [],
+    );
     expect(started).toEqual(['1.1.c1', '1.1.c2']);
     expect([...ended].sort()).toEqual(['1.1.c1', '1.1.c2']);
     await fixture.close();

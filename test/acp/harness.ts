@@ -70,11 +70,21 @@ export const failTool = defineTool({
   },
 });
 
+/** What a test's session setup may add: notices for the editor and cleanup (MCP servers). */
+export interface SessionExtras {
+  notices?: readonly string[];
+  close?(): Promise<void>;
+}
+
 export interface AcpFixtureOptions {
   /** The model script of each session, in the order sessions are created. */
   scripts: ScriptStep[][];
   /** Extra setup on each session's seams and tools (plugins, hooks). */
-  setup?: (seams: Seams, tools: ToolRegistry, request: AcpSessionRequest) => void | Promise<void>;
+  setup?: (
+    seams: Seams,
+    tools: ToolRegistry,
+    request: AcpSessionRequest,
+  ) => void | SessionExtras | Promise<void | SessionExtras>;
   permissions?: PermissionScript;
   sessionsDir?: string;
   serve?: Partial<ServeAcpOptions>;
@@ -94,7 +104,7 @@ export function createAcpFixture(options: AcpFixtureOptions) {
       const tools = createToolRegistry();
       tools.register(echoTool);
       tools.register(failTool);
-      await options.setup?.(seams, tools, request);
+      const extras = (await options.setup?.(seams, tools, request)) ?? {};
       const model = scriptedModel(scripts.shift() ?? []);
       const agent = createAgent({
         seams,
@@ -105,7 +115,7 @@ export function createAcpFixture(options: AcpFixtureOptions) {
         cwd: request.cwd,
         cancelGraceMs: 200,
       });
-      return { agent, seams, tools };
+      return { agent, seams, tools, ...extras };
     },
     ...options.serve,
   });
@@ -143,7 +153,7 @@ export function createAcpFixture(options: AcpFixtureOptions) {
     },
     async expectCleanSessions(): Promise<void> {
       const { readdirSync } = await import('node:fs');
-      const files = readdirSync(sessionsDir).filter((name) => name.endsWith('.jsonl'));
+      const files = readdirSync(sessionsDir).filter((name) => /^[0-9a-f-]{36}\.jsonl$/.test(name));
       expect(files.length).toBeGreaterThan(0);
       for (const file of files) {
         const log = await readJsonlLog(path.join(sessionsDir, file));

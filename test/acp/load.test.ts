@@ -32,7 +32,11 @@ describe('ACP session/load', () => {
     const second = createAcpFixture({ scripts: [[{ text: 'still here' }]], sessionsDir: first.sessionsDir });
     fixtures.push(second);
     await second.initialize();
-    await second.client.request(acp.methods.agent.session.load, { sessionId, cwd: first.sessionsDir, mcpServers: [] });
+    await second.client.request(acp.methods.agent.session.load, {
+      sessionId,
+      cwd: first.sessionsDir,
+      mcpServers: [],
+    });
     // Everything was replayed before the response arrived.
     const replayed = second.updatesOf(sessionId);
     expect(replayed.map((u) => u.sessionUpdate)).toEqual([
@@ -47,7 +51,9 @@ describe('ACP session/load', () => {
     expect(replayed[3]).toMatchObject({ toolCallId: '1.1.c1', status: 'completed' });
 
     expect(await second.prompt(sessionId, 'again')).toEqual({ stopReason: 'end_turn' });
-    expect(chunkText(second.updatesOf(sessionId).slice(replayed.length), 'agent_message_chunk')).toBe('still here');
+    expect(chunkText(second.updatesOf(sessionId).slice(replayed.length), 'agent_message_chunk')).toBe(
+      'still here',
+    );
     await second.close();
     const { events } = await readJsonlLog(path.join(first.sessionsDir, `${sessionId}.jsonl`));
     const turns = events.filter((e) => e.type === 'turn/start').map((e) => (e.data as { turn: number }).turn);
@@ -87,7 +93,8 @@ describe('ACP session/load', () => {
     fixtures.push(fixture);
     const sessionsDir = path.join(fixture.sessionsDir, 'sessions');
     const target = path.join(fixture.sessionsDir, 'victim.jsonl');
-    const original = '{"seamchart":1,"sessionId":"victim","created":"2026-01-01T00:00:00.000Z","cwd":"/"}\n{"torn":';
+    const original =
+      '{"seamchart":1,"sessionId":"victim","created":"2026-01-01T00:00:00.000Z","cwd":"/"}\n{"torn":';
     writeFileSync(target, original);
     const guarded = createAcpFixture({ scripts: [], sessionsDir });
     fixtures.push(guarded);
@@ -96,7 +103,10 @@ describe('ACP session/load', () => {
       const failure = await guarded.client
         .request(acp.methods.agent.session.load, { sessionId, cwd: '/', mcpServers: [] })
         .catch((error: unknown) => error);
-      expect(failure).toMatchObject({ code: -32602, message: expect.stringContaining('seamchart session id') });
+      expect(failure).toMatchObject({
+        code: -32602,
+        message: expect.stringContaining('seamchart session id'),
+      });
     }
     // The torn file next door was neither repaired nor backed up, and the sessions directory was not created.
     expect(readFileSync(target, 'utf8')).toBe(original);

@@ -1,3 +1,4 @@
+import type * as acp from '@agentclientprotocol/sdk';
 import { afterEach, describe, expect, it } from 'vitest';
 import { Seam } from '../../seams/index.js';
 import { createAcpFixture } from './harness.js';
@@ -9,12 +10,23 @@ afterEach(async () => {
   fixture = undefined;
 });
 
+/** `{ id, status, text }` of a tool call's final update; nothing for other updates. */
+function finalState(update: acp.SessionUpdate): { id: string; status: string; text: string }[] {
+  if (update.sessionUpdate !== 'tool_call_update') return [];
+  if (update.status !== 'completed' && update.status !== 'failed') return [];
+  const first = update.content?.[0];
+  const text = first?.type === 'content' && first.content.type === 'text' ? first.content.text : '';
+  return [{ id: update.toolCallId, status: update.status, text }];
+}
+
 const echo = (id: string, text: string) => ({ toolCalls: [{ id, name: 'echo', arguments: { text } }] });
 
 describe('ACP permission requests', () => {
   it('A04 an ask becomes session/request_permission: allow_once runs, reject_once denies, allow_always is not asked again', async () => {
     fixture = createAcpFixture({
-      scripts: [[echo('c1', 'one'), echo('c2', 'two'), echo('c3', 'three'), echo('c4', 'four'), { text: 'done' }]],
+      scripts: [
+        [echo('c1', 'one'), echo('c2', 'two'), echo('c3', 'three'), echo('c4', 'four'), { text: 'done' }],
+      ],
       permissions: ['allow_once', 'reject_once', 'allow_always'],
       setup: (seams) => {
         seams.on(Seam.preExecute, () => ({ kind: 'ask', reason: 'echo talks back' }));
@@ -28,7 +40,13 @@ describe('ACP permission requests', () => {
     expect(permissions.map((p) => p.toolCall.toolCallId)).toEqual(['1.1.c1', '1.2.c2', '1.3.c3']);
     expect(permissions[0]).toEqual({
       sessionId,
-      toolCall: { toolCallId: '1.1.c1', title: 'echo: one', kind: 'read', status: 'pending', rawInput: { text: 'one' } },
+      toolCall: {
+        toolCallId: '1.1.c1',
+        title: 'echo: one',
+        kind: 'read',
+        status: 'pending',
+        rawInput: { text: 'one' },
+      },
       options: [
         { optionId: 'allow_once', name: 'Allow', kind: 'allow_once' },
         { optionId: 'allow_always', name: 'Always allow', kind: 'allow_always' },
@@ -36,16 +54,14 @@ describe('ACP permission requests', () => {
         { optionId: 'reject_always', name: 'Always reject', kind: 'reject_always' },
       ],
     });
-    const finals = fixture
-      .updatesOf(sessionId)
-      .flatMap((u) =>
-        u.sessionUpdate === 'tool_call_update' && (u.status === 'completed' || u.status === 'failed')
-          ? [{ id: u.toolCallId, status: u.status, text: u.content?.[0]?.type === 'content' && u.content[0].content.type === 'text' ? u.content[0].content.text : '' }]
-          : [],
-      );
+    const finals = fixture.updatesOf(sessionId).flatMap(finalState);
     expect(finals).toEqual([
       { id: '1.1.c1', status: 'completed', text: 'one' },
-      { id: '1.2.c2', status: 'failed', text: 'Error: Approval for tool "echo" was rejected: the user rejected it in the editor' },
+      {
+        id: '1.2.c2',
+        status: 'failed',
+        text: 'Error: Approval for tool "echo" was rejected: the user rejected it in the editor',
+      },
       { id: '1.3.c3', status: 'completed', text: 'three' },
       { id: '1.4.c4', status: 'completed', text: 'four' },
     ]);
@@ -55,7 +71,10 @@ describe('ACP permission requests', () => {
 
   it('A04 reject_always is remembered for that tool; a cancelled request denies as cancelled', async () => {
     fixture = createAcpFixture({
-      scripts: [[echo('c1', 'one'), echo('c2', 'two'), { text: 'ok' }], [echo('c1', 'x'), { text: 'ok' }]],
+      scripts: [
+        [echo('c1', 'one'), echo('c2', 'two'), { text: 'ok' }],
+        [echo('c1', 'x'), { text: 'ok' }],
+      ],
       permissions: ['reject_always', 'cancelled'],
       setup: (seams) => {
         seams.on(Seam.preExecute, () => ({ kind: 'ask' }));
