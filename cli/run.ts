@@ -2,8 +2,8 @@ import { rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { type Command, Option } from 'commander';
 import { formatCapabilities } from '../bridges/index.js';
-import { createAgent } from '../machines/createAgent.js';
-import { createToolRegistry } from '../machines/standalone.js';
+import { createAgent } from '../machines/agent/createAgent.js';
+import { createToolRegistry } from '../machines/toolCall/createToolRegistry.js';
 import { createSeams } from '../seams/index.js';
 import type { ApprovalChannel } from '../seams/types.js';
 import {
@@ -21,6 +21,7 @@ import type { McpStdioServer } from '../tools/mcp/index.js';
 import { createInspectionLog, type InspectionLog } from '../visualize/index.js';
 import { type ApproveMode, fixedApproval, terminalApproval } from './approvalPrompt.js';
 import { type CliCommand, type CliIO, repeatable, UsageError } from './command.js';
+import { killLeftovers } from './leftovers.js';
 import { loadMcpServersFlag, MCP_CONFIG_HELP, registerMcpTools } from './mcpFlag.js';
 import { type AgentFlags, addAgentFlags, loadBridges, resolveCwd, resolveModel } from './runFlags.js';
 import { Screen, wantsColour } from './screen.js';
@@ -215,7 +216,8 @@ async function runSession(run: {
     },
     quit: (signal) => {
       screen.clearStatus();
-      io.exit(SIGNAL_EXIT[signal]);
+      // The log is appended line by line: the file loads as it is (repaired on the next --resume).
+      void killLeftovers().finally(() => io.exit(SIGNAL_EXIT[signal]));
     },
   });
   const mode = approveMode(flags, io);
@@ -258,7 +260,10 @@ async function runSession(run: {
   const events = agent.log.events;
   const violations = checkInvariants(events);
   for (const violation of violations) io.stderr.write(`${formatViolation(violation)}\n`);
-  if (interrupts.received !== undefined) return SIGNAL_EXIT[interrupts.received];
+  if (interrupts.received !== undefined) {
+    await killLeftovers();
+    return SIGNAL_EXIT[interrupts.received];
+  }
   const reasons = events
     .slice(firstNewSeq)
     .filter((e) => e.type === 'turn/end')

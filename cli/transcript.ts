@@ -110,12 +110,23 @@ export class Transcript {
 
   constructor(
     private readonly screen: Screen,
-    private readonly now: () => number = Date.now,
+    private readonly options: { now?: () => number; showDecisions?: boolean } = {},
   ) {}
 
-  /** A waterfall decision: remembered so a denial or block can say who decided. */
+  private now(): number {
+    return (this.options.now ?? Date.now)();
+  }
+
+  /** A waterfall decision: remembered so a denial or block can say who decided (and shown, if asked). */
   decided(decision: TranscriptDecision): void {
     if (decision.decidedBy === 'default') return;
+    if (this.options.showDecisions) {
+      const shape = decision.decision as { kind?: string; action?: string } | null;
+      const kind = shape?.kind ?? shape?.action ?? JSON.stringify(decision.decision);
+      this.screen.line(
+        this.screen.style.dim(`  · ${decision.seam}: ${kind}, decided by ${decision.decidedBy}`),
+      );
+    }
     if (decision.seam === 'agent/prompt-submit') this.promptDecider = decision;
     else if (decision.callId !== undefined)
       this.deciders.set(`${decision.seam} ${decision.callId}`, decision);
@@ -257,7 +268,7 @@ export class Transcript {
     const head = denied
       ? `denied${decider ? ` by ${decider.decidedBy}` : ''}`
       : `error${error.code ? ` ${error.code}` : ''}`;
-    const lines = summariseLines(text || error.message || '');
+    const lines = summariseLines((text || error.message || '').replace(/^Error: /, ''));
     lines.forEach((line, i) => {
       screen.line(style.red(`${i === 0 ? `  ⎿ ${head}: ` : '    '}${line}`));
     });

@@ -14,6 +14,10 @@ export const JsonValueSchema: z.ZodType<JsonValue> = z.lazy(() =>
   ]),
 );
 
+/** A plain JSON object: what a tool's input is once parsed, and what a rewrite must return. */
+export type JsonObject = { [key: string]: JsonValue };
+export const JsonObjectSchema: z.ZodType<JsonObject> = z.record(z.string(), JsonValueSchema);
+
 export const TextBlockSchema = z.object({ type: z.literal('text'), text: z.string() });
 export const ReasoningBlockSchema = z.object({ type: z.literal('reasoning'), text: z.string() });
 export const ToolCallBlockSchema = z.object({
@@ -66,6 +70,25 @@ export const PreToolDecisionSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('ask'), reason: z.string().optional(), additionalContexts: contexts }),
 ]);
 export type PreToolDecision = z.infer<typeof PreToolDecisionSchema>;
+
+/**
+ * A `tools/prepare` listener's answer: keep the input so far, or replace it whole (`undefined` = keep).
+ * A rewrite's `arguments` are only required here; the fold checks them against the tool (plain JSON
+ * object, parameter schema), so a bad rewrite is the listener's `INVALID_ARGS`, not a garbage decision.
+ */
+export const PrepareDecisionSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('keep') }),
+  z.object({
+    kind: z.literal('rewrite'),
+    arguments: z.custom<JsonObject>((value) => value !== undefined, 'Expected the rewritten arguments'),
+    reason: z.string().optional(),
+  }),
+]);
+export type PrepareDecision = z.infer<typeof PrepareDecisionSchema>;
+
+/** Who rewrote a call's input, and why: what `tool/call.rewrites` and `exec.rewrites` list. */
+export const RewriteRecordSchema = z.object({ by: z.string(), reason: z.string().optional() });
+export type RewriteRecord = z.infer<typeof RewriteRecordSchema>;
 
 // Two `accept` variants share a `kind`, so zod needs a plain union plus a refinement.
 export const PostToolDecisionSchema = z

@@ -1,8 +1,9 @@
+import { runFold } from './fold.js';
 import { freezeContext } from './freeze.js';
 import type { ListenerEntry, ReportFailure } from './listener-entry.js';
 import { runAround, runOnion, runWaterfall } from './onion.js';
 import { runAwaitedNotify, runFirstResult, runGuards, runSerial } from './sequence.js';
-import type { DecidedSeamName, DispatchScope, SeamName, SeamSet } from './types.js';
+import type { DecidedSeamName, DispatchScope, PrepareStep, SeamName, SeamSet } from './types.js';
 
 /** What a snapshot needs from its registry. */
 export interface SeamSetDeps {
@@ -13,6 +14,7 @@ export interface SeamSetDeps {
     decidedBy: string,
     decision: unknown,
     scope: DispatchScope,
+    steps?: readonly PrepareStep[],
   ) => void;
 }
 
@@ -30,6 +32,15 @@ export function createSeamSet(
       const signal = scope.signal ?? readSignal(ctx);
       const outcome = await runWaterfall(listOf(name), name, ctx, defaultDecision, signal);
       deps.emitDecided(name, outcome.decidedBy, outcome.decision, scope);
+      return outcome;
+    },
+    async fold(ctx, accept, scope) {
+      const outcome = await runFold(listOf('tools/prepare'), ctx, accept, scope.signal ?? ctx.signal);
+      if (outcome.ok) {
+        const last = outcome.steps.at(-1);
+        const decision = last ? { kind: 'rewrite', arguments: last.arguments } : { kind: 'keep' };
+        deps.emitDecided('tools/prepare', outcome.decidedBy, decision, scope, outcome.steps);
+      }
       return outcome;
     },
     async approval(ctx, ask, scope) {

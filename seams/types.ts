@@ -1,3 +1,4 @@
+import type { SeamListenerError } from './errors.js';
 import type {
   ApprovalAnswer,
   ApprovalDecision,
@@ -7,12 +8,15 @@ import type {
   ContinuationStop,
   Failure,
   HookContext,
+  JsonObject,
   JsonValue,
   MessageSource,
   PostToolDecision,
+  PrepareDecision,
   PreToolDecision,
   PromptDecision,
   RequestErrorDecision,
+  RewriteRecord,
   SessionStartSource,
   ToolResult,
 } from './schemas.js';
@@ -67,6 +71,30 @@ export interface ToolExecution {
   readonly parent?: symbol;
   readonly token: symbol;
   readonly signal: AbortSignal;
+  /** The model's input, when a `tools/prepare` listener rewrote it (`arguments` is then what runs). */
+  readonly original?: JsonObject;
+  /** Who rewrote the input, in order; present exactly when `original` is. */
+  readonly rewrites?: readonly RewriteRecord[];
+}
+
+/** One rewrite a `tools/prepare` fold applied: who, why, and the whole input it produced. */
+export interface PrepareStep extends RewriteRecord {
+  readonly arguments: JsonObject;
+}
+
+/** What a `tools/prepare` listener sees: the input as rewritten so far, the model's, and every earlier step. */
+export interface PrepareContext {
+  readonly callId: string;
+  readonly name: string;
+  /** The input as rewritten so far (deep-frozen). */
+  readonly arguments: JsonObject;
+  /** The model's input (deep-frozen). */
+  readonly original: JsonObject;
+  readonly steps: readonly PrepareStep[];
+  readonly agent?: AgentHandle;
+  readonly turn?: number;
+  readonly step?: number;
+  readonly signal: AbortSignal;
 }
 
 /** What a tool body receives. */
@@ -78,6 +106,7 @@ export type SeamMode =
   | 'waterfall'
   | 'approval'
   | 'around'
+  | 'fold'
   | 'serial'
   | 'notify'
   | 'awaited-notify'
@@ -118,6 +147,7 @@ export interface SeamMap {
     ctx: Turnish;
     result: ContinuationStop | undefined;
   };
+  'tools/prepare': { mode: 'fold'; ctx: PrepareContext; result: PrepareDecision | undefined };
   'tools/pre-execute': { mode: 'waterfall'; ctx: ToolExecution; result: PreToolDecision };
   /** Answers an `ask` before the approval channel; `next()` falls through to the channel. */
   'tools/approval': {
@@ -189,6 +219,8 @@ export interface SeamMap {
       readonly seam: DecidedSeamName;
       readonly decidedBy: string;
       readonly decision: JsonValue;
+      /** `tools/prepare` only: every rewrite applied, in order. */
+      readonly steps?: readonly PrepareStep[];
       readonly turn?: number;
       readonly callId?: string;
     };
@@ -208,8 +240,8 @@ type NamesOfMode<TMode extends SeamMode> = {
   [K in SeamName]: SeamMap[K]['mode'] extends TMode ? K : never;
 }[SeamName];
 export type WaterfallSeamName = NamesOfMode<'waterfall'>;
-/** Seams that report `seam/decided`: the waterfalls and `tools/approval`. */
-export type DecidedSeamName = WaterfallSeamName | 'tools/approval';
+/** Seams that report `seam/decided`: the waterfalls, `tools/approval` and the `tools/prepare` fold. */
+export type DecidedSeamName = WaterfallSeamName | 'tools/approval' | 'tools/prepare';
 export type SerialSeamName = NamesOfMode<'serial'>;
 export type NotifySeamName = NamesOfMode<'notify'>;
 
@@ -234,11 +266,13 @@ export type Listener<TName extends SeamName> = SeamMap[TName]['mode'] extends 'w
           ctx: SeamCtx<TName>,
           next: (options?: AroundNextOptions) => Promise<ToolResult>,
         ) => ToolResult | Promise<ToolResult>
-      : SeamMap[TName]['mode'] extends 'first-result'
-        ? (ctx: SeamCtx<TName>) => SeamResult<TName> | Promise<SeamResult<TName>>
-        : SeamMap[TName]['mode'] extends 'notify'
-          ? (ctx: SeamCtx<TName>) => void | Promise<void>
-          : (ctx: SeamCtx<TName>) => void | Promise<void>;
+      : SeamMap[TName]['mode'] extends 'fold'
+        ? (ctx: SeamCtx<TName>) => SeamResult<TName> | void | Promise<SeamResult<TName> | void>
+        : SeamMap[TName]['mode'] extends 'first-result'
+          ? (ctx: SeamCtx<TName>) => SeamResult<TName> | Promise<SeamResult<TName>>
+          : SeamMap[TName]['mode'] extends 'notify'
+            ? (ctx: SeamCtx<TName>) => void | Promise<void>
+            : (ctx: SeamCtx<TName>) => void | Promise<void>;
 
 /** A guard denies with a reason string or abstains with `undefined`. Synchronous. */
 export type ToolGuard = (exec: ToolExecution) => string | undefined;
@@ -298,6 +332,31 @@ export interface DispatchScope {
 }
 
 /**
+ * How a fold checks one rewrite before the next listener sees it (the tool layer supplies it: plain
+ * JSON, the tool's parameter schema); `value` is the detached, deep-frozen input to carry on.
+ */
+export type AcceptRewrite = (
+  rawArguments: JsonObject,
+) => { readonly ok: true; readonly value: JsonObject } | { readonly ok: false; readonly message: string };
+
+/** The outcome of a `tools/prepare` fold; a failure keeps the input and steps applied before it. */
+export type FoldOutcome =
+  | {
+      readonly ok: true;
+      readonly arguments: JsonObject;
+      readonly steps: readonly PrepareStep[];
+      /** The last listener that rewrote, or `'default'`. */
+      readonly decidedBy: string;
+    }
+  | {
+      readonly ok: false;
+      readonly arguments: JsonObject;
+      readonly steps: readonly PrepareStep[];
+      /** `INVALID_REWRITE` (the tool's schema refused it), `INVALID_DECISION` or `LISTENER_FAILED`. */
+      readonly error: SeamListenerError;
+    };
+
+/**
  * An immutable snapshot of the listeners for one agent, taken when a turn or call starts:
  * listeners added later take effect from the next snapshot.
  */
@@ -316,6 +375,15 @@ export interface SeamSet {
     core: (exec: ToolExecution) => Promise<ToolResult>,
     scope: DispatchScope,
   ): Promise<ToolResult>;
+  /**
+   * `tools/prepare`: listeners in order, each seeing the input so far; no `next()`. Listener failures
+   * are returned, not thrown; an abort between listeners rejects with `SeamAbortError`.
+   */
+  fold(
+    ctx: Omit<PrepareContext, 'arguments' | 'steps'>,
+    accept: AcceptRewrite,
+    scope: DispatchScope,
+  ): Promise<FoldOutcome>;
   /** Awaited listeners in order; a throw rejects (turn error). */
   serial<TName extends SerialSeamName>(name: TName, ctx: SeamCtx<TName>, scope: DispatchScope): Promise<void>;
   /** `agent/turn-stop`: first non-undefined return wins. */

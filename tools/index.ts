@@ -7,6 +7,14 @@ export { deepFreezeJson, formatJsonFailure, type JsonSnapshot, snapshotJson } fr
 export { parseToolArgs, renderDefault, renderToolValue } from './output.js';
 export * as plugins from './plugins/index.js';
 export { type AppliedPostDecision, applyPostDecision } from './postDecision.js';
+export {
+  createRewriteCheck,
+  describeToolCallRecord,
+  isPreparable,
+  type PrepareOutcome,
+  prepareToolInput,
+  type ToolCallRecord,
+} from './prepare.js';
 export { createToolRegistryCore, describeTool } from './registry.js';
 export {
   createFailureResult,
@@ -17,11 +25,15 @@ export {
 } from './results.js';
 export {
   type ContentFinalizer,
+  type DetachedCall,
   definitionAtSeal,
+  detachToolCall,
+  type PreparedInput,
   parseToolArguments,
   type RawToolCall,
   type SealedCall,
   sealExecution,
+  sealToolCall,
 } from './seal.js';
-export { eitherSignal } from './signals.js';
+export { AbortFanout, eitherSignal, fanoutOf, type LinkedSignal, linkSignals } from './signals.js';
 export type * from './types.js';

@@ -9,6 +9,7 @@ const outDir = path.join(root, 'node_modules', '.cache', 'seamchart-acp-build');
 
 /** Builds the CLI with the package's own build config (incrementally) and returns its entry. */
 export async function buildCli(): Promise<string> {
+  // tsc reports on stdout; a failed build shows it.
   await promisify(execFile)(
     process.execPath,
     [
@@ -20,13 +21,13 @@ export async function buildCli(): Promise<string> {
       '--incremental',
       '--tsBuildInfoFile',
       path.join(outDir, 'build.tsbuildinfo'),
-      '--sourceMap',
-      'false',
       '--declaration',
       'false',
     ],
     { cwd: root },
-  );
+  ).catch((error: { stdout?: string; message: string }) => {
+    throw new Error(`building the CLI failed: ${error.stdout || error.message}`);
+  });
   const entry = path.join(outDir, 'cli', 'bin.js');
   if (!existsSync(entry)) throw new Error(`the build did not produce ${entry}`);
   return entry;

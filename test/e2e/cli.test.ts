@@ -267,14 +267,19 @@ describe('npm start', () => {
     });
     const out = stdout.trim().split('\n');
     expect(out.at(-1)).toBe('invariants: ok');
-    // The Claude Code PreToolUse hook blocks the destructive Bash call with its stderr as the reason.
-    expect(stdout).toMatch(/tool\/result c2 error DENIED: Error: blocked by hook: rm -rf/);
+    // The demo prints through the transcript renderer of `seamchart run`, not an event dump.
+    expect(stdout).toContain('❯ Tidy up the scratch directory (answer briefly)');
+    expect(stdout).not.toMatch(/tool\/result|assistant\/message/);
+    // The Claude Code PreToolUse hook blocks the destructive Bash call; the transcript says who decided.
+    expect(stdout).toMatch(
+      /● Bash\(rm -rf \.\/\*\)\n.*\n\s+⎿ denied by claude-code-hooks\.PreToolUse: blocked by hook: rm -rf/,
+    );
     // The native plugin rewrote the prompt and is named as the decider.
-    expect(stdout).toMatch(/agent\/prompt-submit decided by brief-answers\.rewritePrompt/);
-    // The PostToolUse hook's context lands after the batch's last result, before step/end.
-    expect(stdout).toMatch(/tool\/result c2 [^\n]*\n\s+\d+ context\/message hook: say which file changed/);
+    expect(stdout).toMatch(/agent\/prompt-submit: allow, decided by brief-answers\.rewritePrompt/);
+    // The PostToolUse hook's context lands after the batch's last result.
+    expect(stdout).toMatch(/⎿ denied by [^\n]*\n\s+↳ PostToolUse hook adds: hook: say which file changed/);
     // The Stop hook continues exactly once.
-    expect(stdout.match(/steering\/message before stopping/g)).toHaveLength(1);
-    expect(stdout).toMatch(/turn\/end #1 \{"kind":"completed"\}/);
+    expect(stdout.match(/Stop hook steers: before stopping/g)).toHaveLength(1);
+    expect(stdout).toMatch(/── turn 1 completed · 4 steps/);
   }, 60_000);
 });
