@@ -13,6 +13,7 @@ import {
   memoryStore,
   openJsonlStore,
   SessionLoadError,
+  SessionLockedError,
   SessionStoreError,
 } from '../session/index.js';
 import type { SessionStore } from '../session/types.js';
@@ -80,8 +81,12 @@ async function openStore(flags: RunFlags, cwd: string): Promise<SessionStore> {
       throw new UsageError(`session file ${file} already exists; add --resume to continue it`);
     if (error instanceof SessionLoadError && (error.code === 'READ_FAILED' || error.code === 'NOT_FOUND'))
       throw new UsageError(`--resume: cannot read session file ${file} (start it without --resume)`);
-    if (error instanceof Error && error.name === 'SessionLockedError')
-      throw new UsageError(`${error.message} (--break-lock takes it over)`);
+    if (error instanceof SessionLockedError) {
+      const { pid, host, since } = error.holder;
+      throw new UsageError(
+        `session file ${file} is in use by process ${pid} on ${host} (since ${since}); if that run is gone, add --break-lock`,
+      );
+    }
     if (error instanceof SessionLoadError || error instanceof SessionStoreError)
       throw new UsageError(error.message);
     throw error;
