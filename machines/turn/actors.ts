@@ -131,7 +131,8 @@ export function createTurnActors(servicesOf: ServicesResolver<TurnMachineService
         relay.settle(true);
         throw error;
       } finally {
-        link.dispose();
+        // The turn signal outlives its requests: one listener per live request, none after.
+        link.unlink();
       }
     }),
     requestError: fromPromise<RequestErrorDecision, RequestErrorInput>(async ({ input, system }) => {
