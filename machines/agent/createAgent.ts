@@ -16,6 +16,7 @@ import { createReportingScope } from '../runtime/reportingScope.js';
 import type { TurnMachineServices } from '../runtime/services.js';
 import { createActorWithServices } from '../runtime/systemServices.js';
 import { toFailure } from '../turn/rules.js';
+import { createBudgetedReporter } from './errorBudget.js';
 import type { createAgentLogic } from './logic.js';
 import { sharedAgentLogic } from './logic.js';
 import { type AgentOptions, type ResolvedAgentOptions, resolveAgentOptions } from './options.js';
@@ -64,8 +65,11 @@ export function createAgent(rawOptions: AgentOptions): Agent {
   const agentId = resolveAgentId(options, store);
 
   // agent/error's own listener failures go only to the registry's logger (no onContainedError here).
-  const reportError: TurnMachineServices['reportError'] = (failure) =>
-    seams.notify(Seam.error, { agentId, ...failure }, { agentId });
+  const reportError: TurnMachineServices['reportError'] = createBudgetedReporter(
+    (failure) => seams.notify(Seam.error, { agentId, ...failure }, { agentId }),
+    options.logger,
+    agentId,
+  );
   const containedScope = createReportingScope({ reportError }, agentId);
   const log = createSessionLog({
     store,

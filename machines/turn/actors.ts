@@ -3,7 +3,7 @@ import { createRequestDeriver, type RequestDeriver } from '../../model/request.j
 import type { ContinuationDecision, PromptDecision, RequestErrorDecision } from '../../seams/schemas.js';
 import type { AgentHandle, DispatchScope, SeamSet } from '../../seams/types.js';
 import type { SessionLog } from '../../session/types.js';
-import { eitherSignal } from '../../tools/signals.js';
+import { linkSignals } from '../../tools/signals.js';
 import { liveHandlesOf } from '../runtime/liveHandles.js';
 import { createReportingScope } from '../runtime/reportingScope.js';
 import type { RunScope } from '../runtime/scopeTable.js';
@@ -101,12 +101,18 @@ export function createTurnActors(servicesOf: ServicesResolver<TurnMachineService
       const services = servicesOf({ system });
       const { signal } = resolve(services, system, input);
       // Leaving `requesting` aborts the actor signal; a cancel aborts the turn signal: either stops the request.
-      const request = {
-        messages: deriverFor(services.log).derive(services.log.events),
-        tools: services.tools.schemas(),
-        signal: eitherSignal(actorSignal, signal),
-      };
-      return acceptModelStep(await services.model.request(request));
+      const link = linkSignals(actorSignal, signal);
+      try {
+        const request = {
+          messages: deriverFor(services.log).derive(services.log.events),
+          tools: services.tools.schemas(),
+          signal: link.signal,
+        };
+        return acceptModelStep(await services.model.request(request));
+      } finally {
+        // The turn signal outlives its requests: one listener per live request, none after.
+        link.unlink();
+      }
     }),
     requestError: fromPromise<RequestErrorDecision, RequestErrorInput>(async ({ input, system }) => {
       const services = servicesOf({ system });
