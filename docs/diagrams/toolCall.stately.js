@@ -15,8 +15,12 @@ const toolCallMachine = createMachine({
       "guard": "isLive",
       "actions": [
         "markAborted",
+        "startCancelGrace",
         "abortCall"
       ]
+    },
+    "CANCEL_GRACE_OVER": {
+      "actions": "markGraceOver"
     }
   },
   "initial": "sealing",
@@ -78,6 +82,7 @@ const toolCallMachine = createMachine({
           "target": "settled",
           "actions": [
             "markAborted",
+            "startCancelGrace",
             "abortCall",
             "settleAbortedBeforeDispatch"
           ]
@@ -155,6 +160,7 @@ const toolCallMachine = createMachine({
           "target": "settled",
           "actions": [
             "markAborted",
+            "startCancelGrace",
             "abortCall",
             "settleAbortedBeforeDispatch"
           ]
@@ -204,6 +210,7 @@ const toolCallMachine = createMachine({
           "target": "settled",
           "actions": [
             "markAborted",
+            "startCancelGrace",
             "abortCall",
             "settleAbortedBeforeDispatch"
           ]
@@ -292,16 +299,20 @@ const toolCallMachine = createMachine({
               "target": "draining",
               "actions": [
                 "markAborted",
+                "startCancelGrace",
                 "abortCall"
               ]
             }
           }
         },
         "draining": {
-          "after": {
-            "cancelGrace": {
+          "on": {
+            "CANCEL_GRACE_OVER": {
               "target": "#toolCall.settled",
-              "actions": "settleDidNotStop"
+              "actions": [
+                "markGraceOver",
+                "settleDidNotStop"
+              ]
             }
           }
         }
@@ -383,12 +394,27 @@ const toolCallMachine = createMachine({
           ]
         },
         "reviewing": {
+          "after": {
+            "cancelGrace": {
+              "guard": "graceIsOver",
+              "target": "#toolCall.finalizing",
+              "actions": "abandonReview"
+            }
+          },
           "on": {
+            "CANCEL_GRACE_OVER": {
+              "target": "#toolCall.finalizing",
+              "actions": [
+                "markGraceOver",
+                "abandonReview"
+              ]
+            },
             "ABORT": {
               "guard": "isLive",
               "target": "#toolCall.finalizing",
               "actions": [
                 "markAborted",
+                "startCancelGrace",
                 "abortCall",
                 "abandonReview"
               ]

@@ -107,6 +107,7 @@ export function runTurn(options: {
       seamsPresent,
       maxRequestRetries: services.maxRequestRetries,
       maxParallel: 10,
+      maxStepsPerTurn: 100,
     },
   });
   // The turn's run scope lives in its actor system, opened before it starts.
