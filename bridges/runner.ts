@@ -3,7 +3,10 @@ import type { HookRun } from './types.js';
 
 /** What `runHook` needs to start one hook command. */
 export interface RunHookOptions {
+  /** A shell command (`sh -c`), or the program when `args` is given. */
   readonly command: string;
+  /** Exec form: the program's arguments; the program runs without a shell. */
+  readonly args?: readonly string[];
   readonly cwd: string;
   readonly env: NodeJS.ProcessEnv;
   /** Written to stdin, then stdin is closed. */
@@ -53,7 +56,7 @@ function signalGroup(pid: number | undefined, signal: NodeJS.Signals): void {
 }
 
 /**
- * Runs one hook command with `sh -c` in its own process group, feeding `stdin` and capturing
+ * Runs one hook command with `sh -c` (or, in exec form, the program with its `args`) in its own process group, feeding `stdin` and capturing
  * output; a timeout or an abort kills the whole group (SIGTERM, then SIGKILL after a grace).
  * Never rejects: failures to start become `outcome: 'spawn-error'`.
  * @param options command, cwd, env, stdin text, timeout and caps
@@ -86,7 +89,8 @@ export function runHook(options: RunHookOptions): Promise<HookRun> {
     let killTimer: NodeJS.Timeout | undefined;
     let giveUpTimer: NodeJS.Timeout | undefined;
 
-    const child = spawn('sh', ['-c', options.command], {
+    const [program, argv] = options.args ? [options.command, options.args] : ['sh', ['-c', options.command]];
+    const child = spawn(program, argv, {
       cwd: options.cwd,
       env: options.env,
       // Its own process group, so a timeout can kill everything the script started.

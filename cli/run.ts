@@ -34,6 +34,7 @@ const runOptions = {
   cwd: { type: 'string' },
   json: { type: 'boolean', default: false },
   'claude-settings': { type: 'string', multiple: true },
+  'claude-plugin': { type: 'string', multiple: true },
   'codex-hooks': { type: 'string', multiple: true },
   'inspect-log': { type: 'string' },
 } as const;
@@ -103,13 +104,12 @@ function showProgress(seams: ReturnType<typeof createSeams>): void {
 
 /** Loads the hook bridges; a malformed config is bad input (exit 2). */
 async function loadBridges(
-  claudeSettings: string[],
-  codexHooks: string[],
+  files: { claudeSettings: string[]; codexHooks: string[]; claudePlugins: string[] },
   transcriptPath: string | undefined,
 ) {
   try {
     return await loadHookPlugins(
-      { claudeSettings, codexHooks },
+      files,
       transcriptPath === undefined ? {} : { transcriptPath: path.resolve(transcriptPath) },
     );
   } catch (error) {
@@ -137,8 +137,11 @@ export async function runRunCommand(argv: string[], write: (line: string) => voi
   const cwd = path.resolve(values.cwd ?? process.cwd());
   const model = await resolveModel(values);
   const bridges = await loadBridges(
-    values['claude-settings'] ?? [],
-    values['codex-hooks'] ?? [],
+    {
+      claudeSettings: values['claude-settings'] ?? [],
+      codexHooks: values['codex-hooks'] ?? [],
+      claudePlugins: values['claude-plugin'] ?? [],
+    },
     values.session,
   );
   // Opened last: a bad flag or config must leave nothing written.
@@ -160,6 +163,10 @@ export async function runRunCommand(argv: string[], write: (line: string) => voi
         write(`       ${seam} decided by ${decidedBy}: ${JSON.stringify(decision)}`);
     });
   }
+  // Failures outside a turn (a SessionStart hook that exits 127) are not log events: say them here.
+  seams.on('agent/error', ({ error, origin }) => {
+    process.stderr.write(`error (${origin}): ${error.message}\n`);
+  });
   if (process.stderr.isTTY && !values.json) showProgress(seams);
   const agent = createAgent({
     seams,

@@ -1,3 +1,4 @@
+import { toolEnvironmentOf } from '../seams/environment.js';
 import type { ContentBlock, JsonValue, ToolResult } from '../seams/schemas.js';
 import type { AgentHandle, ToolExecution } from '../seams/types.js';
 import { formatJsonFailure, snapshotJson } from './json.js';
@@ -51,6 +52,7 @@ export function sealExecution(raw: RawToolCall, tools: ToolRegistryCore): Sealed
     ...(parent === undefined ? {} : { parent }),
     token,
     signal,
+    ...(agent?.env === undefined ? {} : { env: toolEnvironmentOf(agent.env) }),
   });
   const definition = tools.get(name);
   if (definition) definitions.set(token, definition);

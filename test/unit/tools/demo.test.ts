@@ -28,13 +28,15 @@ describe('createDemoTools', () => {
   });
 
   it('Write, Read and Edit work inside the scratch directory; Read is parallel, the others exclusive', async () => {
-    expect(await run('Write', { path: 'notes/a.txt', content: 'hello world' })).toMatchObject({
+    expect(await run('Write', { file_path: 'notes/a.txt', content: 'hello world' })).toMatchObject({
       isError: false,
     });
-    expect(await run('Edit', { path: 'notes/a.txt', old: 'world', new: 'there' })).toMatchObject({
+    expect(
+      await run('Edit', { file_path: 'notes/a.txt', old_string: 'world', new_string: 'there' }),
+    ).toMatchObject({
       isError: false,
     });
-    expect(await run('Read', { path: 'notes/a.txt' })).toMatchObject({
+    expect(await run('Read', { file_path: 'notes/a.txt' })).toMatchObject({
       isError: false,
       value: 'hello there',
     });
@@ -50,11 +52,11 @@ describe('createDemoTools', () => {
   });
 
   it('a path outside the root, also through a symlink, is a tool error', async () => {
-    const outside = await run('Read', { path: '../../etc/passwd' });
+    const outside = await run('Read', { file_path: '../../etc/passwd' });
     expect(outside.isError && outside.error.code).toBe('TOOL_FAILED');
     expect(outside.isError && outside.error.message).toContain('is outside the scratch directory');
     await symlink(tmpdir(), path.join(root, 'escape'));
-    const viaLink = await run('Write', { path: 'escape/x.txt', content: 'no' });
+    const viaLink = await run('Write', { file_path: 'escape/x.txt', content: 'no' });
     expect(viaLink.isError && viaLink.error.message).toContain('is outside the scratch directory');
   });
 
