@@ -119,7 +119,8 @@ export function compileCondition(rule: string, dirs: ConditionDirs): HookConditi
       }
     }
     const file = field(input, 'file_path', 'notebook_path', 'path');
-    if (file === undefined) return RULE_TOOLS.Read?.includes(name) === true ? false : true;
+    // A read without a path (Grep over the cwd) is not about a file; any other tool fails toward running.
+    if (file === undefined) return RULE_TOOLS.Read?.includes(name) !== true;
     return compilePathPattern(trimmed, dirs, cwd)(file);
   };
   return { rule, test };

@@ -54,7 +54,11 @@ export interface HookFiring {
 /** The merged outcome plus each handler's verdict, in config order. */
 export interface FiredEvent {
   readonly merged: MergedVerdict;
-  readonly results: readonly { readonly handler: HookHandler; readonly verdict: HookVerdict }[];
+  readonly results: readonly {
+    readonly handler: HookHandler;
+    readonly run: HookRun;
+    readonly verdict: HookVerdict;
+  }[];
 }
 
 /**

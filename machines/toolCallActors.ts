@@ -1,10 +1,11 @@
 import { fromCallback, fromPromise } from 'xstate';
-import { ApprovalOutcomeSchema, type ToolResult } from '../seams/schemas.js';
+import type { ToolResult } from '../seams/schemas.js';
 import type { DispatchScope, ToolExecution } from '../seams/types.js';
 import {
   applyPostDecision,
   createCoreDispatch,
   createFailureResult,
+  decideApproval,
   runFinalizer,
   type SealedCall,
   sealExecution,
@@ -116,27 +117,23 @@ export function createToolCallActorsFor(servicesOf: ServicesResolver<ToolMachine
     }),
 
     approval: fromPromise<ApprovalOutput, ToolCallActorInput & { reason: string | null }>(
-      async ({ input, system }) => {
+      async ({ input, signal, system }) => {
         const services = servicesOf({ system });
         const { exec, scope } = resolve(services, input);
-        // An agent-less call has a channel only if the caller passed one (tools.execute({ approval })).
-        const channel = scope.approval ?? (exec.agent ? services.seams.approval : undefined);
-        if (!channel) {
-          const refusal = services.seams.approval ? 'no agent' : 'no approval channel';
-          return { kind: 'denied', reason: describeApprovalRefusal(exec.name, refusal) };
-        }
-        const rawOutcome = await channel.request({
-          ...(exec.agent ? { agent: exec.agent } : {}),
-          toolName: exec.name,
-          callId: exec.callId,
-          arguments: exec.arguments,
-          ...(input.reason === null ? {} : { reason: input.reason }),
-          signal: exec.signal,
+        const verdict = await decideApproval({
+          exec,
+          reason: input.reason ?? undefined,
+          seams: scope.seams,
+          // An agent-less call has a channel only if the caller passed one (tools.execute({ approval })).
+          channel: scope.approval ?? (exec.agent ? services.seams.approval : undefined),
+          registryHasChannel: services.seams.approval !== undefined,
+          scope: dispatchScope(services, input, exec, signal),
         });
-        const outcome = ApprovalOutcomeSchema.parse(rawOutcome);
-        if (outcome === 'allowed-once') return { kind: 'granted' };
-        if (outcome === 'cancelled' && exec.signal.aborted) return { kind: 'aborted' };
-        return { kind: 'denied', reason: describeApprovalRefusal(exec.name, outcome) };
+        if (verdict.kind !== 'refused') return verdict;
+        return {
+          kind: 'denied',
+          reason: describeApprovalRefusal(exec.name, verdict.refusal, verdict.reason),
+        };
       },
     ),
 

@@ -6,10 +6,11 @@ import type { ToolCallContext } from './toolCallTypes.js';
 /** Why an `ask` did not become a grant; the model reads it as the denial message. */
 export type ApprovalRefusal = 'rejected' | 'cancelled' | 'unavailable' | 'no approval channel' | 'no agent';
 
-/** The denial message for an approval that was not granted; it says which refusal happened. */
-export function describeApprovalRefusal(toolName: string, refusal: ApprovalRefusal): string {
+/** The denial message for an approval that was not granted; it says which refusal happened (and why, when told). */
+export function describeApprovalRefusal(toolName: string, refusal: ApprovalRefusal, reason?: string): string {
   switch (refusal) {
     case 'rejected':
+      return `Approval for tool "${toolName}" was rejected${reason ? `: ${reason}` : ''}`;
     case 'cancelled':
       return `Approval for tool "${toolName}" was ${refusal}`;
     case 'unavailable':

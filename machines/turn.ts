@@ -88,7 +88,7 @@ export const turnMachine = setup({
     // Side effects: no-ops here, bound to services by createTurnLogic.
     appendTurnStart: noop,
     recordPrompt: (_, _params: { decision: PromptDecision }) => {},
-    recordBlocked: (_, _params: { reason: string }) => {},
+    recordBlocked: (_, _params: { reason: string; contexts: readonly HookContext[] }) => {},
     emitDefaultDecided: (_, _params: { seam: WaterfallSeamName; decision: unknown }) => {},
     recordSteering: noop,
     appendStepStart: noop,
@@ -299,7 +299,13 @@ export const turnMachine = setup({
                 guard: 'promptBlocked',
                 target: '#turn.closing',
                 actions: [
-                  { type: 'recordBlocked', params: ({ event }) => ({ reason: blockReason(event.output) }) },
+                  {
+                    type: 'recordBlocked',
+                    params: ({ event }) => ({
+                      reason: blockReason(event.output),
+                      contexts: blockContexts(event.output),
+                    }),
+                  },
                   { type: 'recordRejected', params: ({ event }) => ({ reason: blockReason(event.output) }) },
                 ],
               },
@@ -688,6 +694,11 @@ function internalError(error: unknown): { message: string; code: 'INTERNAL_ERROR
 
 function blockReason(decision: PromptDecision): string {
   return decision.kind === 'block' ? decision.reason : '';
+}
+
+/** The blocking decision's own contexts (recorded in the rejected turn; nothing else of the prompt survives). */
+function blockContexts(decision: PromptDecision): readonly HookContext[] {
+  return decision.kind === 'block' ? (decision.additionalContexts ?? []) : [];
 }
 
 /** Tells the parent agent (if any) about ledger entries of steering the turn took on or ended. */

@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import { formatIssues } from './describe.js';
 import { SeamListenerError } from './errors.js';
 import {
+  ApprovalDecisionSchema,
   ContinuationDecisionSchema,
   ContinuationStopSchema,
   PostToolDecisionSchema,
@@ -21,6 +22,7 @@ export const resultSchemas = {
   'tools/pre-execute': PreToolDecisionSchema,
   'tools/execute': ToolResultSchema,
   'tools/post-execute': PostToolDecisionSchema,
+  'tools/approval': ApprovalDecisionSchema,
 } as const satisfies Partial<Record<SeamName, z.ZodType>>;
 
 export type DecidingSeamName = keyof typeof resultSchemas;

@@ -56,7 +56,8 @@ export const PromptDecisionSchema = z.discriminatedUnion('kind', [
     content: z.array(ContentBlockSchema).optional(),
     additionalContexts: contexts,
   }),
-  z.object({ kind: z.literal('block'), reason: z.string() }),
+  // A block's own contexts are recorded in the rejected turn (so the next request sees them).
+  z.object({ kind: z.literal('block'), reason: z.string(), additionalContexts: contexts }),
 ]);
 export type PromptDecision = z.infer<typeof PromptDecisionSchema>;
 
@@ -113,6 +114,21 @@ export type SessionStartSource = z.infer<typeof SessionStartSourceSchema>;
 
 export const ApprovalOutcomeSchema = z.enum(['allowed-once', 'rejected', 'cancelled', 'unavailable']);
 export type ApprovalOutcome = z.infer<typeof ApprovalOutcomeSchema>;
+
+/**
+ * An answer to an `ask`, from a `tools/approval` listener or an approval channel: `remember: 'tool'`
+ * answers every later ask for the same tool of this agent the same way.
+ */
+export const ApprovalDecisionSchema = z.object({
+  outcome: z.enum(['allowed-once', 'rejected']),
+  reason: z.string().optional(),
+  remember: z.literal('tool').optional(),
+});
+export type ApprovalDecision = z.infer<typeof ApprovalDecisionSchema>;
+
+/** What an approval channel may answer: a plain outcome, or the decision object. */
+export const ApprovalAnswerSchema = z.union([ApprovalOutcomeSchema, ApprovalDecisionSchema]);
+export type ApprovalAnswer = z.infer<typeof ApprovalAnswerSchema>;
 
 export const ToolErrorCodeSchema = z.enum([
   'DENIED',

@@ -1,5 +1,6 @@
 import type {
-  ApprovalOutcome,
+  ApprovalAnswer,
+  ApprovalDecision,
   ContentBlock,
   ContinuationDecision,
   ContinuationStop,
@@ -135,6 +136,11 @@ export interface SeamMap {
     ctx: { readonly exec: ToolExecution; readonly result: ToolResult };
     result: PostToolDecision;
   };
+  'tools/approval': {
+    mode: 'waterfall';
+    ctx: { readonly exec: ToolExecution; readonly reason?: string };
+    result: ApprovalDecision;
+  };
   'tools/result': {
     mode: 'notify';
     ctx: { readonly exec: ToolExecution; readonly result: ToolResult };
@@ -264,7 +270,8 @@ export interface ApprovalRequest {
   signal: AbortSignal;
 }
 export interface ApprovalChannel {
-  request(question: ApprovalRequest): Promise<ApprovalOutcome>;
+  /** A plain outcome, or `{ outcome, reason?, remember? }` so a typed reason reaches the log and the model. */
+  request(question: ApprovalRequest): Promise<ApprovalAnswer>;
 }
 
 export interface SeamLogger {

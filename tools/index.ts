@@ -1,3 +1,9 @@
+export {
+  type ApprovalAsk,
+  type ApprovalRefusalKind,
+  type ApprovalVerdict,
+  decideApproval,
+} from './approval.js';
 export { defineTool, isToolDefinition } from './defineTool.js';
 export { createDemoTools, type DemoToolsOptions } from './demo.js';
 export { type CoreDispatchOptions, createCoreDispatch } from './dispatch.js';

@@ -57,6 +57,7 @@ export async function claudeCodeHooks(
     dialect: 'claude-code',
     substitutions,
     // A placeholder nobody set must never reach a shell as a literal (`sh` would run `/hooks/x.sh`).
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: Claude Code's placeholder syntax, not a template
     requiredPlaceholders: ['${CLAUDE_PLUGIN_ROOT}', '${CLAUDE_PLUGIN_DATA}'],
     conditionDirs: { ...(projectDir === undefined ? {} : { projectDir }), home: homedir() },
   });

@@ -59,7 +59,8 @@ describe('Codex dialect', () => {
     expect(claudeStdin.endsWith('}\n')).toBe(true);
     expect(JSON.parse(claudeStdin)).toEqual({
       session_id: claude.agent.id,
-      transcript_path: '',
+      // Without a session file, Claude hooks still get a transcript to read (a temporary one).
+      transcript_path: expect.stringMatching(/\.claude\.jsonl$/),
       cwd,
       hook_event_name: 'PreToolUse',
       tool_name: 'Bash',

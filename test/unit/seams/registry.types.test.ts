@@ -65,6 +65,7 @@ describe('listener typing is exact per seam', () => {
           | 'agent/turn-continuation'
           | 'tools/pre-execute'
           | 'tools/post-execute'
+          | 'tools/approval'
         >
       >
     >();
