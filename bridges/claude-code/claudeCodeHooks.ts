@@ -36,7 +36,7 @@ export async function claudeCodeHooks(
   settingsOrPath: HookSourceArgument | ClaudeCodeHooksOptions,
   options?: ClaudeCodeHooksOptions,
 ): Promise<HookBridge> {
-  const split = splitSourceArgument(FACTORY, settingsOrPath, options, 'settingsFiles');
+  const split = splitSourceArgument(FACTORY, settingsOrPath, options, 'settingsFiles', ['plugins']);
   const resolved = resolveHookBridgeOptions(FACTORY, split.options);
   const projectDir = optionalString(FACTORY, split.options, 'projectDir');
   const pluginRoot = optionalString(FACTORY, split.options, 'pluginRoot');
