@@ -39,7 +39,11 @@ function honoredFor(dialect: Dialect, event: HookEventName, cap: number): string
   const block = dialect === 'codex' ? 'exit 2 with a reason on stderr' : 'exit 2';
   switch (event) {
     case 'SessionStart':
-      return ['additionalContext and plain stdout are injected before the first request'];
+      return [
+        'additionalContext and plain stdout are injected before the first request',
+        `each hook gets its own ${dialect === 'codex' ? 'CODEX_ENV_FILE / CLAUDE_ENV_FILE' : 'CLAUDE_ENV_FILE'}; the demo Bash tool sources them before each command`,
+        'a hook that fails, times out or exits 2 is reported as agent/error',
+      ];
     case 'UserPromptSubmit':
       return [
         `block (${block}, decision "block") rejects the turn`,
@@ -84,7 +88,7 @@ function degradedFor(dialect: Dialect, event: HookEventName): string[] {
     case 'SessionStart':
       return [
         'not recorded as hook/* (no turn is open); failures are reported as agent/error',
-        'initialUserMessage, sessionTitle, watchPaths and CLAUDE_ENV_FILE are ignored',
+        'initialUserMessage, sessionTitle and watchPaths are ignored',
       ];
     case 'UserPromptSubmit':
       return [SYSTEM_MESSAGE, 'sessionTitle and suppressOriginalPrompt are ignored'];

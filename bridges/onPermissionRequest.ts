@@ -39,7 +39,12 @@ export function createPermissionRequestListener(kit: ListenerKit): Listener<'too
     });
     if (fired === undefined) return next();
     const { merged } = fired;
-    const stop = merged.stop ?? (merged.interrupt ? {} : undefined);
+    const interrupt = merged.interrupt
+      ? merged.reason === undefined
+        ? {}
+        : { reason: merged.reason }
+      : undefined;
+    const stop = merged.stop ?? interrupt;
     if (stop !== undefined && exec.agent !== undefined && exec.turn !== undefined) {
       const state = kit.states.get(exec.agent, exec.turn);
       state.pendingStop ??= stop;

@@ -47,7 +47,8 @@ export function createSessionStartListener(kit: ListenerKit): Listener<'agent/se
     if (fired === undefined || ctx.signal.aborted) return;
     for (const { handler, run, verdict } of fired.results) {
       envFiles.hand(handler);
-      if (verdict.failure === undefined) continue;
+      // Exit 2 blocks nothing at session start: like any failure, the user is told.
+      if (verdict.failure === undefined && verdict.kind !== 'block') continue;
       kit.seams.notify(
         Seam.error,
         {

@@ -96,7 +96,7 @@ describe('Claude Code plugins', () => {
     }
   });
 
-  it('a ${CLAUDE_PLUGIN_ROOT} that cannot be resolved is a load error naming the JSON path, never a literal', async () => {
+  it('a CLAUDE_PLUGIN_ROOT placeholder that cannot be resolved is a load error naming the JSON path, never a literal', async () => {
     const cwd = await session();
     // The plugin's hooks file loaded as plain settings: nothing sets the plugin root.
     const copy = path.join(cwd, 'hooks.json');
@@ -120,7 +120,7 @@ describe('Claude Code plugins', () => {
     await writeFile(
       path.join(plugin, 'config', 'hooks.json'),
       JSON.stringify({
-        hooks: { Stop: [{ hooks: [{ type: 'command', command: 'cat "${CLAUDE_PLUGIN_ROOT}/x"' }] }] },
+        hooks: { Stop: [{ hooks: [{ type: 'command', command: `cat "\${CLAUDE_PLUGIN_ROOT}/x"` }] }] },
       }),
     );
     const bridge = await claudeCodeHooks({ plugins: [plugin], pluginDataDir: path.join(cwd, 'data') });
