@@ -30,6 +30,7 @@ export type {
   ToolCallRequest,
   ToolDefinition,
   ToolDefinitionInput,
+  ToolKind,
   ToolOutput,
   ToolRegistry,
   ToolRegistryCore,

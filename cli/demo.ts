@@ -14,7 +14,8 @@ import {
   type SeamPlugin,
   scriptedModel,
 } from '../index.js';
-import { describeEvent } from './print.js';
+import { Screen } from './screen.js';
+import { Transcript } from './transcript.js';
 
 const examplesDir = fileURLToPath(new URL('../examples/claude-code', import.meta.url));
 
@@ -30,6 +31,19 @@ const briefAnswers: SeamPlugin = {
     });
   },
 };
+
+/** Adapts a line writer to the renderer's text sink (which may write partial lines). */
+function lineSink(write: (line: string) => void) {
+  let pending = '';
+  return {
+    write(text: string) {
+      pending += text;
+      const lines = pending.split('\n');
+      pending = lines.pop() ?? '';
+      for (const line of lines) write(line);
+    },
+  };
+}
 
 /** The scripted model: write a file and try a destructive command; after the Stop hook, read it back. */
 const script = scriptedModel([
@@ -63,10 +77,11 @@ export async function runDemo(write: (line: string) => void = console.log): Prom
     write(formatCapabilities(hooks.capabilities()));
     seams.use(hooks);
     seams.use(briefAnswers);
-    seams.on('session/event', ({ event }) => write(describeEvent(event)));
-    seams.on('seam/decided', ({ seam, decidedBy, decision }) => {
-      write(`       ${seam} decided by ${decidedBy}: ${JSON.stringify(decision)}`);
-    });
+    // The same renderer as `seamchart run`, also showing every decision and who made it.
+    const transcript = new Transcript(new Screen(lineSink(write), undefined, false), { showDecisions: true });
+    seams.on('session/event', ({ event }) => transcript.event(event));
+    seams.on('seam/decided', (decision) => transcript.decided(decision));
+    seams.on('agent/error', ({ origin, error }) => transcript.error(origin, error.message));
 
     const agent = createAgent({ seams, tools, model: script, id: 'demo', cwd: scratch });
     agent.followup('Tidy up the scratch directory');

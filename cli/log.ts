@@ -1,33 +1,38 @@
-import { parseArgs } from 'node:util';
+import type { Command } from 'commander';
 import { checkInvariants, formatViolation, readJsonlLog, SessionLoadError } from '../session/index.js';
+import { type CliCommand, type CliIO, UsageError } from './command.js';
 import { describeEvent } from './print.js';
-import { UsageError } from './usage.js';
 
-/**
- * `seamchart log FILE [--check]`: pretty-prints a session log; `--check` runs the invariants.
- * @returns the exit code: 0 ok, 1 a violated invariant, 2 bad input
- */
-export async function runLogCommand(argv: string[], write: (line: string) => void): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    options: { check: { type: 'boolean', default: false }, json: { type: 'boolean', default: false } },
-    allowPositionals: true,
-    strict: true,
-  });
-  const [file, ...extra] = positionals;
-  if (file === undefined || extra.length > 0) throw new UsageError('seamchart log takes exactly one FILE');
-  let loaded: Awaited<ReturnType<typeof readJsonlLog>>;
-  try {
-    loaded = await readJsonlLog(file);
-  } catch (error) {
-    if (error instanceof SessionLoadError) throw new UsageError(error.message);
-    throw error;
-  }
-  for (const event of loaded.events) write(values.json ? JSON.stringify(event) : describeEvent(event));
-  for (const repair of loaded.repairs) write(`repaired in memory (file untouched): ${repair}`);
-  if (!values.check) return 0;
-  const violations = checkInvariants(loaded.events);
-  for (const violation of violations) write(formatViolation(violation));
-  write(violations.length === 0 ? 'invariants: ok' : `invariants: ${violations.length} violation(s)`);
-  return violations.length === 0 ? 0 : 1;
-}
+/** `seamchart log FILE [--check] [--json]`: pretty-prints a session log; `--check` runs the invariants. */
+export const logCommand: CliCommand = {
+  name: 'log',
+  configure(command: Command) {
+    command
+      .description('pretty-print a session log; --check runs the invariants (exit 1 on a violation)')
+      .argument('<file>', 'a session file written by seamchart run --session')
+      .option('--check', 'check every log invariant; exit 1 when one is violated')
+      .option('--json', 'print the events as JSONL instead of one line each')
+      .addHelpText('after', '\nExample:\n  seamchart log session.jsonl --check\n');
+  },
+  async run(command: Command, io: CliIO) {
+    const [file] = command.args as [string];
+    const options = command.opts<{ check?: boolean; json?: boolean }>();
+    const write = (line: string): void => {
+      io.stdout.write(`${line}\n`);
+    };
+    let loaded: Awaited<ReturnType<typeof readJsonlLog>>;
+    try {
+      loaded = await readJsonlLog(file);
+    } catch (error) {
+      if (error instanceof SessionLoadError) throw new UsageError(error.message);
+      throw error;
+    }
+    for (const event of loaded.events) write(options.json ? JSON.stringify(event) : describeEvent(event));
+    for (const repair of loaded.repairs) write(`repaired in memory (file untouched): ${repair}`);
+    if (!options.check) return 0;
+    const violations = checkInvariants(loaded.events);
+    for (const violation of violations) write(formatViolation(violation));
+    write(violations.length === 0 ? 'invariants: ok' : `invariants: ${violations.length} violation(s)`);
+    return violations.length === 0 ? 0 : 1;
+  },
+};

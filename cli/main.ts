@@ -1,29 +1,95 @@
 #!/usr/bin/env node
-import { runLogCommand } from './log.js';
-import { runRunCommand } from './run.js';
-import { USAGE, UsageError } from './usage.js';
-import { runVisualizeCommand } from './visualize.js';
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError } from 'commander';
+import { type CliIO, processIO, UsageError } from './command.js';
+import { commands } from './commands.js';
 
-/** The `seamchart` command: dispatches to a subcommand and maps failures to exit codes. */
-export async function main(argv: string[], write: (line: string) => void = console.log): Promise<number> {
-  const [command, ...rest] = argv;
-  try {
-    if (command === 'run') return await runRunCommand(rest, write);
-    if (command === 'log') return await runLogCommand(rest, write);
-    if (command === 'visualize') return await runVisualizeCommand(rest, write);
-    if (command === undefined || command === '--help' || command === 'help') {
-      write(USAGE);
-      return command === undefined ? 2 : 0;
+/** The package version: `package.json` is one folder up from `cli/`, two from `dist/cli/`. */
+function packageVersion(): string {
+  for (const relative of ['../package.json', '../../package.json']) {
+    try {
+      const json = JSON.parse(readFileSync(new URL(relative, import.meta.url), 'utf8')) as {
+        name?: string;
+        version?: string;
+      };
+      if (json.name === 'seamchart' && json.version) return json.version;
+    } catch {
+      // not this level
     }
-    throw new UsageError(`unknown command "${command}"; expected run, log or visualize`);
+  }
+  return 'unknown';
+}
+
+/** The commander program: every subcommand from the table, help and errors routed to `io`. */
+function buildProgram(io: CliIO, exitCode: { value: number }): Command {
+  const program = new Command('seamchart')
+    .description('Run AI-agent turns as XState statecharts, with Claude Code and Codex hooks.')
+    .version(packageVersion(), '-V, --version', 'print the version')
+    .helpOption('-h, --help', 'show help')
+    .helpCommand('help [command]', 'show help for a command')
+    .showSuggestionAfterError(true)
+    .addHelpText(
+      'after',
+      `
+Examples:
+  seamchart run "list the files" --model scripted:script.json --tools demo
+  seamchart run --help
+  seamchart log session.jsonl --check
+`,
+    );
+  for (const cli of commands) {
+    const command = program.command(cli.name).helpOption('-h, --help', 'show help for this command');
+    cli.configure(command);
+    // Commander passes the declared arguments, the options, then the command itself.
+    command.action(async (...args: unknown[]) => {
+      exitCode.value = await cli.run(args.at(-1) as Command, io);
+    });
+  }
+  const output = {
+    writeOut: (text: string) => io.stdout.write(text),
+    writeErr: (text: string) => io.stderr.write(text),
+    // Errors are printed by main as one line; commander's own two-line form is suppressed.
+    outputError: () => {},
+  };
+  program.configureOutput(output).exitOverride();
+  for (const command of program.commands) command.configureOutput(output).exitOverride();
+  return program;
+}
+
+/** Commander's message as one line: `unknown option '--modle' (did you mean --model?)`. */
+function oneLine(message: string): string {
+  return message
+    .replace(/^error: /, '')
+    .replace(/\n\(Did you mean (.+)\?\)/, ' (did you mean $1?)')
+    .replace(/\s*\n\s*/g, ' ');
+}
+
+/**
+ * The `seamchart` command: dispatches to a subcommand and maps failures to exit codes
+ * (0 ok, 1 a turn or check failed, 2 bad input).
+ */
+export async function main(argv: string[], io: CliIO = processIO()): Promise<number> {
+  const exitCode = { value: 0 };
+  const program = buildProgram(io, exitCode);
+  if (argv.length === 0) {
+    io.stderr.write(program.helpInformation());
+    return 2;
+  }
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return exitCode.value;
   } catch (error) {
-    // parseArgs throws TypeErrors with a code for unknown flags and bad values: bad input, exit 2.
-    const code = (error as { code?: string }).code;
-    if (error instanceof UsageError || (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS'))) {
-      process.stderr.write(`seamchart: ${(error as Error).message}\n`);
+    if (error instanceof CommanderError) {
+      if (error.exitCode === 0) return 0; // --help, --version
+      const hint = error.message.includes('Did you mean') ? '' : ' (see --help)';
+      io.stderr.write(`seamchart: ${oneLine(error.message)}${hint}\n`);
       return 2;
     }
-    process.stderr.write(`seamchart: ${error instanceof Error ? error.message : String(error)}\n`);
+    if (error instanceof UsageError) {
+      io.stderr.write(`seamchart: ${error.message}\n`);
+      return 2;
+    }
+    io.stderr.write(`seamchart: ${error instanceof Error ? error.message : String(error)}\n`);
     return 1;
   }
 }

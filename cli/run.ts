@@ -1,12 +1,11 @@
-import { readFile } from 'node:fs/promises';
+import { rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
-import { formatCapabilities, HookConfigError, loadHookPlugins } from '../bridges/index.js';
-import { createAgent } from '../machines/createAgent.js';
-import { createToolRegistry } from '../machines/standalone.js';
-import { openAICompatible, parseScript, scriptedModel } from '../model/index.js';
-import type { ModelAdapter } from '../model/types.js';
+import { type Command, Option } from 'commander';
+import { formatCapabilities } from '../bridges/index.js';
+import { createAgent } from '../machines/agent/createAgent.js';
+import { createToolRegistry } from '../machines/toolCall/createToolRegistry.js';
 import { createSeams } from '../seams/index.js';
+import type { ApprovalChannel } from '../seams/types.js';
 import {
   checkInvariants,
   createJsonlStore,
@@ -18,176 +17,240 @@ import {
 } from '../session/index.js';
 import type { SessionStore } from '../session/types.js';
 import { createDemoTools } from '../tools/index.js';
-import { createInspectionLog } from '../visualize/index.js';
-import { describeEvent } from './print.js';
-import { UsageError } from './usage.js';
+import { createInspectionLog, type InspectionLog } from '../visualize/index.js';
+import { type ApproveMode, fixedApproval, terminalApproval } from './approvalPrompt.js';
+import { type CliCommand, type CliIO, repeatable, UsageError } from './command.js';
+import { killLeftovers } from './leftovers.js';
+import { type AgentFlags, addAgentFlags, loadBridges, resolveCwd, resolveModel } from './runFlags.js';
+import { Screen, wantsColour } from './screen.js';
+import { Interrupts, SIGNAL_EXIT } from './signals.js';
+import { Transcript } from './transcript.js';
 
-const runOptions = {
-  prompt: { type: 'string', multiple: true },
-  model: { type: 'string' },
-  'base-url': { type: 'string' },
-  'model-name': { type: 'string' },
-  'api-key-env': { type: 'string' },
-  session: { type: 'string' },
-  resume: { type: 'boolean', default: false },
-  tools: { type: 'string', default: 'none' },
-  cwd: { type: 'string' },
-  json: { type: 'boolean', default: false },
-  'claude-settings': { type: 'string', multiple: true },
-  'claude-plugin': { type: 'string', multiple: true },
-  'codex-hooks': { type: 'string', multiple: true },
-  'inspect-log': { type: 'string' },
-} as const;
-
-/** Reads and validates a `scripted:<file>` model script. */
-async function loadScriptedModel(file: string): Promise<ModelAdapter> {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(await readFile(file, 'utf8'));
-  } catch (error) {
-    throw new UsageError(`cannot read model script ${file}: ${(error as Error).message}`);
-  }
-  try {
-    return scriptedModel(parseScript(raw));
-  } catch (error) {
-    throw new UsageError(`model script ${file}: ${(error as Error).message}`);
-  }
+interface RunFlags extends AgentFlags {
+  prompt?: string[];
+  session?: string;
+  resume?: boolean;
+  json?: boolean;
+  color: boolean;
+  approve?: ApproveMode;
+  inspectLog?: string;
 }
 
-function resolveModel(values: {
-  model?: string;
-  'base-url'?: string;
-  'model-name'?: string;
-  'api-key-env'?: string;
-}) {
-  const spec = values.model ?? 'openai';
-  if (spec.startsWith('scripted:')) return loadScriptedModel(spec.slice('scripted:'.length));
-  if (spec !== 'openai') throw new UsageError(`--model expects scripted:<file> or openai, got "${spec}"`);
-  const keyEnv = values['api-key-env'] ?? 'OPENAI_API_KEY';
-  const apiKey = process.env[keyEnv];
-  if (!apiKey) throw new UsageError(`--model openai needs an API key in $${keyEnv}`);
-  return openAICompatible({
-    baseURL: values['base-url'] ?? 'https://api.openai.com/v1',
-    apiKey,
-    model: values['model-name'] ?? 'gpt-4o-mini',
-  });
+const EXAMPLES = `
+Examples:
+  seamchart run "list the files" --model scripted:script.json --tools demo
+  seamchart run --prompt first --prompt second --session s.jsonl
+  seamchart run "and now?" --session s.jsonl --resume
+  seamchart run "hi" --model openai --base-url http://127.0.0.1:8080/v1 --model-name local
+
+A script file is a JSON list of model steps, e.g.
+  [{ "text": "calling", "toolCalls": [{ "id": "c1", "name": "Bash", "arguments": { "command": "ls" } }] },
+   { "text": "done" }]
+
+Exit codes: 0 every turn completed, 1 a turn ended otherwise, 2 bad input, 130 Ctrl-C, 143 SIGTERM.
+`;
+
+/** A file the run will create: its directory must exist (nothing is created on the way). */
+async function requireParentDir(flag: string, file: string): Promise<void> {
+  const dir = path.dirname(path.resolve(file));
+  const stats = await stat(dir).catch(() => undefined);
+  if (!stats?.isDirectory()) throw new UsageError(`${flag} ${file}: no such directory ${dir}`);
 }
 
-async function openStore(file: string | undefined, resume: boolean): Promise<SessionStore> {
+/** The session store the flags name; CLI words in every error (`--resume`, not library calls). */
+async function openStore(flags: RunFlags, cwd: string): Promise<SessionStore> {
+  const file = flags.session;
   if (file === undefined) {
-    if (resume) throw new UsageError('--resume needs --session FILE');
+    if (flags.resume) throw new UsageError('--resume needs --session FILE');
     return memoryStore();
   }
   try {
-    return resume ? await openJsonlStore(file) : await createJsonlStore(file);
+    if (flags.resume) return await openJsonlStore(file);
+    await requireParentDir('--session', file);
+    return await createJsonlStore(file, { cwd });
   } catch (error) {
+    if (error instanceof UsageError) throw error;
+    if (error instanceof SessionStoreError && error.code === 'FILE_EXISTS')
+      throw new UsageError(`session file ${file} already exists; add --resume to continue it`);
+    if (error instanceof SessionLoadError && error.code === 'READ_FAILED')
+      throw new UsageError(`--resume: cannot read session file ${file} (start it without --resume)`);
+    if (error instanceof Error && error.name === 'SessionLockedError')
+      throw new UsageError(`${error.message} (--break-lock takes it over)`);
     if (error instanceof SessionLoadError || error instanceof SessionStoreError)
       throw new UsageError(error.message);
     throw error;
   }
 }
 
-/** On a terminal, says what the run is waiting for (the model, a hook) on one rewritten stderr line. */
-function showProgress(seams: ReturnType<typeof createSeams>): void {
-  const say = (text: string): void => {
-    process.stderr.write(`\r\x1b[2K${text}`);
-  };
-  seams.on('session/event', ({ event }) => {
-    if (event.type === 'step/start') say('… waiting for the model');
-    else if (event.type === 'hook/invoked')
-      say(`… running hook ${String((event.data as { event?: string }).event)}`);
-    else if (event.type === 'tool/call')
-      say(`… running tool ${String((event.data as { name?: string }).name)}`);
-    else say('');
-  });
+/** The inspection file; its directory must exist. */
+async function openInspection(file: string | undefined): Promise<InspectionLog | undefined> {
+  if (file === undefined) return undefined;
+  await requireParentDir('--inspect-log', file);
+  try {
+    return createInspectionLog(file);
+  } catch (error) {
+    throw new UsageError(`--inspect-log ${file}: ${(error as Error).message}`);
+  }
 }
 
-/** Loads the hook bridges; a malformed config is bad input (exit 2). */
-async function loadBridges(
-  files: { claudeSettings: string[]; codexHooks: string[]; claudePlugins: string[] },
-  transcriptPath: string | undefined,
-) {
-  try {
-    return await loadHookPlugins(
-      files,
-      transcriptPath === undefined ? {} : { transcriptPath: path.resolve(transcriptPath) },
-    );
-  } catch (error) {
-    if (error instanceof HookConfigError) throw new UsageError(error.message);
-    throw error;
-  }
+/** `--approve`'s default: ask when a person can answer (stdin and stderr are terminals), else no. */
+function approveMode(flags: RunFlags, io: CliIO): ApproveMode {
+  if (flags.approve !== undefined) return flags.approve;
+  return io.stdin.isTTY === true && io.stderr.isTTY === true ? 'ask' : 'no';
 }
 
 /**
- * `seamchart run`: one agent, one turn per prompt.
- * @returns 0 when every turn ended completed or max-tokens, 1 otherwise
+ * `seamchart run`: one agent, one turn per prompt, shown as a transcript (or JSONL with `--json`).
+ * Exit 0 when every turn ended completed or max-tokens, 1 otherwise, 130/143 after a signal.
  */
-export async function runRunCommand(argv: string[], write: (line: string) => void): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    options: runOptions,
-    allowPositionals: true,
-    strict: true,
-  });
-  const prompts = [...(positionals.length > 0 ? [positionals.join(' ')] : []), ...(values.prompt ?? [])];
-  if (prompts.length === 0) throw new UsageError('seamchart run needs a prompt (words or --prompt TEXT)');
-  if (values.tools !== 'demo' && values.tools !== 'none') {
-    throw new UsageError(`--tools expects demo or none, got "${values.tools}"`);
-  }
-  const cwd = path.resolve(values.cwd ?? process.cwd());
-  const model = await resolveModel(values);
-  const bridges = await loadBridges(
-    {
-      claudeSettings: values['claude-settings'] ?? [],
-      codexHooks: values['codex-hooks'] ?? [],
-      claudePlugins: values['claude-plugin'] ?? [],
-    },
-    values.session,
+export const runCommand: CliCommand = {
+  name: 'run',
+  configure(command: Command) {
+    command
+      .description('run one turn per prompt and show it as it happens')
+      .argument('[prompt...]', 'the words of one prompt')
+      .option('--prompt <text>', 'a prompt; repeat to queue several turns', repeatable);
+    addAgentFlags(command)
+      .addOption(
+        new Option(
+          '--approve <mode>',
+          'answer tool approvals: ask at the terminal, yes or no to every ask (default ask on a terminal, else no)',
+        ).choices(['ask', 'yes', 'no']),
+      )
+      .option('--session <file>', 'write the session log to this JSONL file (its directory must exist)')
+      .option('--resume', 'continue the session in --session FILE (a crashed file is repaired first)')
+      .option('--json', 'print the log events as JSONL instead of the transcript (for scripts)')
+      .option('--no-color', 'no colour (also when NO_COLOR is set or output is not a terminal)')
+      .option('--inspect-log <file>', 'write XState inspection events as JSONL (replayable in a viewer)')
+      .addHelpText('after', EXAMPLES);
+  },
+  async run(command: Command, io: CliIO) {
+    const flags = command.opts<RunFlags>();
+    const words = command.args;
+    const prompts = [...(words.length > 0 ? [words.join(' ')] : []), ...(flags.prompt ?? [])];
+    if (prompts.length === 0) throw new UsageError('run needs a prompt (words or --prompt TEXT)');
+    const cwd = await resolveCwd(flags.cwd);
+    const model = await resolveModel(flags, io.env);
+    const bridges = await loadBridges(flags, flags.session);
+    if (flags.resume && flags.session === undefined) throw new UsageError('--resume needs --session FILE');
+    // Opened last, inspection before the store: a bad flag or path leaves nothing written.
+    const inspection = await openInspection(flags.inspectLog);
+    let store: SessionStore;
+    try {
+      store = await openStore(flags, cwd);
+    } catch (error) {
+      inspection?.close();
+      if (flags.inspectLog !== undefined) await rm(flags.inspectLog, { force: true });
+      throw error;
+    }
+    return runSession({ flags, io, cwd, model, bridges, store, inspection, prompts });
+  },
+};
+
+async function runSession(run: {
+  flags: RunFlags;
+  io: CliIO;
+  cwd: string;
+  model: Awaited<ReturnType<typeof resolveModel>>;
+  bridges: Awaited<ReturnType<typeof loadBridges>>;
+  store: SessionStore;
+  inspection: InspectionLog | undefined;
+  prompts: string[];
+}): Promise<number> {
+  const { flags, io, store, inspection } = run;
+  const json = flags.json === true;
+  const screen = new Screen(
+    io.stdout,
+    !json && io.stderr.isTTY === true ? io.stderr : undefined,
+    wantsColour(io.stdout, io.env, flags.color === false),
   );
-  // Opened last: a bad flag or config must leave nothing written.
-  const store = await openStore(values.session, values.resume);
-  const inspection =
-    values['inspect-log'] === undefined ? undefined : createInspectionLog(values['inspect-log']);
+  const transcript = new Transcript(screen);
+  const repairs = (store as { repairs?: readonly string[] }).repairs ?? [];
+  if (repairs.length > 0) {
+    const say = (line: string): void => {
+      io.stderr.write(`${line}\n`);
+    };
+    say(
+      `seamchart: repaired ${flags.session} before resuming (the original is kept as ${flags.session}.bak):`,
+    );
+    for (const repair of repairs) say(`  ${repair}`);
+  }
 
   const seams = createSeams();
-  for (const bridge of bridges) {
-    if (!values.json) write(formatCapabilities(bridge.capabilities()));
+  for (const bridge of run.bridges) {
+    if (!json) transcript.note(formatCapabilities(bridge.capabilities()));
     seams.use(bridge);
   }
   const tools = createToolRegistry();
-  if (values.tools === 'demo') for (const tool of createDemoTools({ root: cwd })) tools.register(tool);
-  seams.on('session/event', ({ event }) => write(values.json ? JSON.stringify(event) : describeEvent(event)));
-  if (!values.json) {
-    seams.on('seam/decided', ({ seam, decidedBy, decision }) => {
-      if (decidedBy !== 'default')
-        write(`       ${seam} decided by ${decidedBy}: ${JSON.stringify(decision)}`);
+  if (flags.tools === 'demo') for (const tool of createDemoTools({ root: run.cwd })) tools.register(tool);
+  if (json)
+    seams.on('session/event', ({ event }) => {
+      io.stdout.write(`${JSON.stringify(event)}\n`);
     });
+  else {
+    seams.on('session/event', ({ event }) => transcript.event(event));
+    seams.on('seam/decided', (decision) => transcript.decided(decision));
+    seams.on('agent/error', ({ origin, error }) => transcript.error(origin, error.message));
   }
-  // Failures outside a turn (a SessionStart hook that exits 127) are not log events: say them here.
-  seams.on('agent/error', ({ error, origin }) => {
-    process.stderr.write(`error (${origin}): ${error.message}\n`);
+
+  let agent: ReturnType<typeof createAgent> | undefined;
+  const interrupts = new Interrupts(io, {
+    cancel: (signal) => {
+      if (!json)
+        transcript.note(
+          `${signal === 'SIGINT' ? 'Ctrl-C' : signal}: cancelling the turn (Ctrl-C again to quit at once)`,
+        );
+      agent?.cancel({ kind: 'user' });
+    },
+    quit: (signal) => {
+      screen.clearStatus();
+      // The log is appended line by line: the file loads as it is (repaired on the next --resume).
+      void killLeftovers().finally(() => io.exit(SIGNAL_EXIT[signal]));
+    },
   });
-  if (process.stderr.isTTY && !values.json) showProgress(seams);
-  const agent = createAgent({
+  const mode = approveMode(flags, io);
+  const onAnswer: Parameters<typeof fixedApproval>[1] = (request, answer) => {
+    const by = mode === 'ask' ? 'you' : `--approve ${mode}`;
+    transcript.decided({ seam: 'approval', decidedBy: by, decision: answer, callId: request.callId });
+  };
+  const approval: ApprovalChannel =
+    mode === 'ask'
+      ? terminalApproval({
+          screen,
+          input: io.stdin,
+          output: io.stderr as NodeJS.WritableStream,
+          onInterrupt: () => interrupts.interrupt('SIGINT'),
+          onAnswer,
+        })
+      : fixedApproval(mode, onAnswer);
+
+  agent = createAgent({
     seams,
     tools,
-    model,
+    model: run.model,
     store,
-    cwd,
+    cwd: run.cwd,
+    approval,
     ...(inspection ? { inspect: inspection.inspect } : {}),
   });
   const firstNewSeq = agent.log.events.length;
   try {
-    for (const prompt of prompts) agent.followup(prompt);
+    for (const prompt of run.prompts) agent.followup(prompt);
     await agent.whenIdle();
   } finally {
     await agent.dispose();
     inspection?.close();
+    interrupts.dispose();
+    screen.clearStatus();
   }
 
   const events = agent.log.events;
   const violations = checkInvariants(events);
-  for (const violation of violations) process.stderr.write(`${formatViolation(violation)}\n`);
+  for (const violation of violations) io.stderr.write(`${formatViolation(violation)}\n`);
+  if (interrupts.received !== undefined) {
+    await killLeftovers();
+    return SIGNAL_EXIT[interrupts.received];
+  }
   const reasons = events
     .slice(firstNewSeq)
     .filter((e) => e.type === 'turn/end')

@@ -1,10 +1,10 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
+import { type Command, Option } from 'commander';
 import type { AnyStateMachine } from 'xstate';
 import { agentMachine, toolBatchMachine, toolCallMachine, turnMachine } from '../machines/index.js';
 import { toDot, toMermaid, toStatelyImport, toSvg } from '../visualize/index.js';
-import { UsageError } from './usage.js';
+import type { CliCommand, CliIO } from './command.js';
 
 const machines: Record<string, AnyStateMachine> = {
   agent: agentMachine,
@@ -19,45 +19,37 @@ const formats = {
   stately: { extension: 'stately.js', render: async (m: AnyStateMachine) => toStatelyImport(m) },
 } as const;
 
-/**
- * `seamchart visualize [--machine NAME|all] [--format mermaid|dot|svg|stately] [--out DIR]`:
- * prints one machine's diagram, or writes one file per machine into `--out`.
- * @returns the exit code (2 on an unknown machine or format)
- */
-export async function runVisualizeCommand(argv: string[], write: (line: string) => void): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      machine: { type: 'string', default: 'all' },
-      format: { type: 'string', default: 'mermaid' },
-      out: { type: 'string' },
-    },
-    allowPositionals: false,
-    strict: true,
-  });
-  const format = formats[values.format as keyof typeof formats];
-  if (format === undefined) {
-    throw new UsageError(
-      `--format expects one of ${Object.keys(formats).join(', ')}, got "${values.format}"`,
-    );
-  }
-  const names = values.machine === 'all' ? Object.keys(machines) : [values.machine];
-  for (const name of names) {
-    if (machines[name] === undefined) {
-      throw new UsageError(
-        `--machine expects one of ${Object.keys(machines).join(', ')} or all, got "${name}"`,
-      );
+/** `seamchart visualize`: prints one machine's diagram, or writes one file per machine into `--out`. */
+export const visualizeCommand: CliCommand = {
+  name: 'visualize',
+  configure(command: Command) {
+    command
+      .description("print the machines' diagrams, or write one file per machine")
+      .addOption(
+        new Option('--machine <name>', 'which machine')
+          .choices([...Object.keys(machines), 'all'])
+          .default('all'),
+      )
+      .addOption(
+        new Option('--format <format>', 'diagram format').choices(Object.keys(formats)).default('mermaid'),
+      )
+      .option('--out <dir>', 'write <machine>.<ext> files into this directory instead of printing')
+      .addHelpText('after', '\nExample:\n  seamchart visualize --machine turn --format dot\n');
+  },
+  async run(command: Command, io: CliIO) {
+    const options = command.opts<{ machine: string; format: keyof typeof formats; out?: string }>();
+    const format = formats[options.format];
+    const names = options.machine === 'all' ? Object.keys(machines) : [options.machine];
+    if (options.out !== undefined) await mkdir(options.out, { recursive: true });
+    for (const name of names) {
+      const text = await format.render(machines[name]!);
+      if (options.out === undefined) io.stdout.write(`${text.trimEnd()}\n`);
+      else {
+        const file = path.join(options.out, `${name}.${format.extension}`);
+        await writeFile(file, text);
+        io.stdout.write(`wrote ${file}\n`);
+      }
     }
-  }
-  if (values.out !== undefined) await mkdir(values.out, { recursive: true });
-  for (const name of names) {
-    const text = await format.render(machines[name]!);
-    if (values.out === undefined) write(text.trimEnd());
-    else {
-      const file = path.join(values.out, `${name}.${format.extension}`);
-      await writeFile(file, text);
-      write(`wrote ${file}`);
-    }
-  }
-  return 0;
-}
+    return 0;
+  },
+};

@@ -1,141 +1,17 @@
-import { assign, fromPromise, setup } from 'xstate';
-import type { AgentStatus, CancelCause } from '../seams/types.js';
-import { createAgentActions, splitTurnLeftovers, toDiscardEntries } from './agentActions.js';
-import { createAgentActors, openTurnInput } from './agentTurns.js';
-import type { AgentContext, AgentEvent, AgentInput, AgentMachineServices } from './agentTypes.js';
-import type { DiscardEntry, InboxItem, Injection } from './inbox.js';
-import { turnMachine } from './turn.js';
-import { sendToLiveChild } from './turnChildren.js';
-import type { TurnInput, TurnOutput } from './turnTypes.js';
+import type { CancelCause } from '../seams/types.js';
+import { toDiscardEntries } from './agent/actions.js';
+import { agentSetup } from './agent/setup.js';
+import type { AgentContext, AgentEvent } from './agent/types.js';
+import type { InboxItem } from './runtime/inbox.js';
+import type { TurnInput } from './turn/types.js';
 
-export { graphEvents } from './agentGraph.js';
-
-const noop = (): void => {};
-
-/** A placeholder turn input for the un-provided machine (graph traversal never runs the turn). */
-function placeholderTurnInput(context: AgentContext, item: InboxItem): TurnInput {
-  return {
-    scopeKey: `${context.agentId}:turn`,
-    agentId: context.agentId,
-    turn: 1,
-    item,
-    seamsPresent: {
-      'agent/prompt-submit': false,
-      'agent/pre-step': false,
-      'agent/post-step': false,
-      'agent/request-error': false,
-      'agent/turn-continuation': false,
-      'agent/turn-stop': false,
-    },
-    maxRequestRetries: 3,
-    maxParallel: 10,
-  };
-}
+export { graphEvents } from './agent/graph.js';
 
 /**
  * The agent statechart: one root actor per session; owns the inbox and claims one item per turn.
  * Un-provided: bind services with `createAgentLogic(services)`.
  */
-export const agentMachine = setup({
-  types: {
-    input: {} as AgentInput,
-    context: {} as AgentContext,
-    events: {} as AgentEvent,
-  },
-  actors: {
-    sessionStart: fromPromise<void, { readonly agentId: string; readonly source: 'startup' | 'resume' }>(
-      async () => {
-        throw new Error(
-          'agentMachine actor "sessionStart" is not provided; build the agent with createAgentLogic(services)',
-        );
-      },
-    ),
-    turn: turnMachine,
-    settle: fromPromise<void, { readonly agentId: string }>(async () => {}),
-  },
-  actions: {
-    // Side effects: no-ops here, bound to services by createAgentLogic.
-    announceStatus: (_, _params: { status: AgentStatus }) => {},
-    notifyEnqueue: (_, _params: { item: InboxItem; steering: boolean }) => {},
-    notifyDequeue: noop,
-    notifyCancelRequested: (_, _params: { cause: CancelCause }) => {},
-    discardItems: (_, _params: { items: readonly DiscardEntry[] }) => {},
-    writeInjectionTurn: (_, _params: { injection: Injection }) => {},
-    writeHeldInjections: noop,
-    closeTurnScope: noop,
-    repairTurn: (_, _params: { error: unknown }) => {},
-    reportLateSessionStart: noop,
-    reportSessionStartFailure: (_, _params: { error: unknown }) => {},
-    // Events for the turn are only sent from the states that invoke it, and only while it runs
-    // (checked at delivery: a turn whose done event is still queued here takes nothing).
-    forwardToTurn: ({ self, event }) => void sendToLiveChild(self, 'turn', event),
-    cancelTurnForDisposal: ({ self }) =>
-      void sendToLiveChild(self, 'turn', { type: 'CANCEL', cause: { kind: 'disposed' }, keepInbox: false }),
-    // Context updates (pure, except `claimHead` once provided: it opens the turn's run scope).
-    setStatus: assign({ status: (_, params: { status: AgentStatus }) => params.status }),
-    enqueue: assign({
-      queued: ({ context }, params: { item: InboxItem }) => [...context.queued, params.item],
-    }),
-    claimHead: assign(({ context }) => {
-      const [item, ...rest] = context.queued;
-      return { queued: rest, current: item ? placeholderTurnInput(context, item) : null };
-    }),
-    dropQueue: assign({ queued: [] }),
-    deferQueueDiscard: assign(({ context }, params: { keepInbox: boolean }) =>
-      params.keepInbox
-        ? {}
-        : {
-            queued: [],
-            pendingDiscard: [...context.pendingDiscard, ...toDiscardEntries(context.queued, false)],
-          },
-    ),
-    markDiscardLeftover: assign({ discardLeftover: true }),
-    markDisposing: assign({ disposing: true }),
-    holdInjection: assign({
-      held: ({ context }, params: { injection: Injection }) => [...context.held, params.injection],
-    }),
-    collectTurnOutput: assign(({ context }, params: { output: TurnOutput }) => {
-      const { requeue, discard } = splitTurnLeftovers(context, params.output);
-      return {
-        queued: [...context.queued, ...requeue],
-        pendingDiscard: discard,
-        // The turn's late injections arrived before the agent saw TURN_CLOSED.
-        held: [...params.output.heldInjections, ...context.held],
-      };
-    }),
-    clearHeld: assign({ held: [] }),
-    clearPendingDiscard: assign({ pendingDiscard: [] }),
-    clearTurn: assign({ current: null, discardLeftover: false, turnSteering: [] }),
-    holdSteering: assign({
-      turnSteering: ({ context }, params: { ids: readonly string[] }) => [
-        ...context.turnSteering,
-        ...params.ids,
-      ],
-    }),
-    endSteering: assign({
-      turnSteering: ({ context }, params: { ids: readonly string[] }) =>
-        context.turnSteering.filter((id) => !params.ids.includes(id)),
-    }),
-    // The turn died: the steering it still held is discarded with the rest of the pending discard.
-    discardTurnSteering: assign(({ context }) => ({
-      pendingDiscard: [
-        ...context.pendingDiscard,
-        ...context.turnSteering.map((id) => ({ id, steering: true })),
-      ],
-      turnSteering: [],
-    })),
-  },
-  guards: {
-    sessionStartIsEmpty: ({ context }) => !context.sessionStartPresent,
-    hasWakingItem: ({ context }) => context.queued.some((item) => item.wakeup),
-    canDropQueue: ({ context, event }) =>
-      event.type === 'CANCEL' && !event.keepInbox && context.queued.length > 0,
-    isDisposing: ({ context }) => context.disposing,
-  },
-  delays: {
-    sessionStartTimeout: 60_000,
-  },
-}).createMachine({
+export const agentMachine = agentSetup.createMachine({
   id: 'agent',
   context: ({ input }) => ({
     ...input,
@@ -396,24 +272,4 @@ function itemOf(event: AgentEvent): InboxItem {
 
 function causeOf(event: AgentEvent): CancelCause {
   return event.type === 'CANCEL' ? event.cause : { kind: 'user' };
-}
-
-/**
- * The agent machine with services bound (session start, the turn logic, the inbox side effects).
- * @param services the agent's services
- * @example
- * const actor = createActor(createAgentLogic(services), { input: { agentId, source: 'startup', sessionStartPresent } });
- */
-export function createAgentLogic(services: AgentMachineServices): typeof agentMachine {
-  return agentMachine.provide({
-    actors: createAgentActors(services),
-    actions: {
-      ...createAgentActions(services),
-      claimHead: assign(({ context }) => {
-        const [item, ...rest] = context.queued;
-        return { queued: rest, current: item ? openTurnInput(services, item) : null };
-      }),
-    },
-    delays: { sessionStartTimeout: services.sessionStartTimeoutMs },
-  });
 }

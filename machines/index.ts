@@ -1,9 +1,14 @@
 // The machines folder's only public face.
-export { agentMachine, createAgentLogic, graphEvents as agentGraphEvents } from './agent.js';
-export { type Agent, type AgentOptions, createAgent } from './createAgent.js';
-export { type RunScope, ScopeTable } from './scope.js';
-export type { ToolMachineServices, TurnMachineServices } from './services.js';
-export { createToolRegistry } from './standalone.js';
-export { createToolBatchLogic, graphEvents as toolBatchGraphEvents, toolBatchMachine } from './toolBatch.js';
-export { createToolCallLogic, graphEvents as toolCallGraphEvents, toolCallMachine } from './toolCall.js';
-export { createTurnLogic, graphEvents as turnGraphEvents, turnMachine } from './turn.js';
+
+export { type Agent, type AgentOptions, createAgent } from './agent/createAgent.js';
+export { createAgentLogic } from './agent/logic.js';
+export { agentMachine, graphEvents as agentGraphEvents } from './agent.js';
+export { type RunScope, ScopeTable } from './runtime/scopeTable.js';
+export type { ToolMachineServices, TurnMachineServices } from './runtime/services.js';
+export { createToolBatchLogic } from './toolBatch/logic.js';
+export { graphEvents as toolBatchGraphEvents, toolBatchMachine } from './toolBatch.js';
+export { createToolRegistry } from './toolCall/createToolRegistry.js';
+export { createToolCallLogic } from './toolCall/logic.js';
+export { graphEvents as toolCallGraphEvents, toolCallMachine } from './toolCall.js';
+export { createTurnLogic } from './turn/logic.js';
+export { graphEvents as turnGraphEvents, turnMachine } from './turn.js';

@@ -1,114 +1,13 @@
-import { assign, fromCallback, fromPromise, setup, spawnChild, stopChild } from 'xstate';
-import { callIndexOf, callKeyOf, inFlight, mayStartNext } from './toolBatchRules.js';
-import type {
-  ClassifyInput,
-  ClassifyOutput,
-  ConcurrencyMode,
-  ToolBatchContext,
-  ToolBatchEvent,
-  ToolBatchInput,
-  ToolBatchOutput,
-} from './toolBatchTypes.js';
-import { toolCallMachine } from './toolCall.js';
-import { sendToLiveChild } from './turnChildren.js';
+import { callKeyOf } from './toolBatch/rules.js';
+import { toolBatchSetup } from './toolBatch/setup.js';
 
-export { graphEvents } from './toolBatchGraph.js';
-export { createToolBatchLogic } from './toolBatchLogic.js';
-
-const childId = (index: number): string => `call-${index}`;
-const actorIdOf = (event: unknown): string => (event as { actorId?: string }).actorId ?? '';
-const errorOf = (event: unknown): unknown => (event as { error?: unknown }).error;
+export { graphEvents } from './toolBatch/graph.js';
 
 /**
  * The calls of one assistant step: exclusive barriers and a rolling parallel pool, one policy lane,
  * commits in model order. Un-provided: bind services with `createToolBatchLogic(services)`.
  */
-export const toolBatchMachine = setup({
-  types: {
-    input: {} as ToolBatchInput,
-    context: {} as ToolBatchContext,
-    events: {} as ToolBatchEvent,
-    output: {} as ToolBatchOutput,
-  },
-  actors: {
-    toolCall: toolCallMachine,
-    classify: fromPromise<ClassifyOutput, ClassifyInput>(async () => ({ mode: 'exclusive' })),
-    watchScope: fromCallback<{ type: 'ABORT' }, { scopeKey: string; callKeyPrefix: string }>(() => undefined),
-  },
-  actions: {
-    // Side effects that never throw (a failure becomes INTERNAL_ERROR); no-ops until provided.
-    startCall: () => {},
-    commitResult: (_, _params: { output: unknown }) => {},
-    commitCrashed: () => {},
-    appendAbortedPairs: () => {},
-    abortStartedCalls: () => {},
-    // Through the mailbox, so an INTERNAL_ERROR raised by the last commit is handled before the finish.
-    requestFinish: ({ self }) => self.send({ type: 'FINISH' }),
-    // Children (pure).
-    spawnCall: spawnChild('toolCall', {
-      id: ({ context }) => childId(context.started),
-      input: ({ context }) => ({
-        scopeKey: context.scopeKey,
-        callKey: callKeyOf(context, context.started),
-        batched: true,
-        turn: context.turn,
-        step: context.step,
-      }),
-    }),
-    // Checked when it runs (decision 32): a call that died gets nothing; its error event commits it.
-    sendCommit: ({ context, self }) =>
-      void sendToLiveChild(self, childId(context.cursor), { type: 'COMMIT' }),
-    stopCursorCall: stopChild(({ context }) => childId(context.cursor)),
-    // Context updates (pure).
-    markStarted: assign(({ context }) => ({
-      preparing: context.started,
-      modes: [...context.modes, context.nextMode ?? 'exclusive'],
-      started: context.started + 1,
-      nextMode: null,
-    })),
-    markPrepared: assign({
-      preparing: ({ context, event }) =>
-        callIndexOf(context, event) === context.preparing ? null : context.preparing,
-    }),
-    markSettled: assign({
-      settled: ({ context, event }) => {
-        const index = callIndexOf(context, event);
-        return index === null ? context.settled : context.settled.map((s, i) => s || i === index);
-      },
-    }),
-    markCrashed: assign(({ context, event }) => {
-      const index = Number(/^call-(\d+)$/.exec(actorIdOf(event))?.[1] ?? Number.NaN);
-      if (!(index >= context.cursor && index < context.started)) return {};
-      const message = describeCrash(errorOf(event));
-      return {
-        crashed: context.crashed.map((c, i) => (i === index ? message : c)),
-        settled: context.settled.map((s, i) => s || i === index),
-        preparing: context.preparing === index ? null : context.preparing,
-      };
-    }),
-    advanceCursor: assign({ cursor: ({ context }) => context.cursor + 1 }),
-    recordMode: assign({ nextMode: (_, params: { mode: ConcurrencyMode }) => params.mode }),
-    markAborted: assign({ aborted: true }),
-    recordFailure: assign({
-      failure: ({ event }) => (event.type === 'INTERNAL_ERROR' ? event.message : 'internal error'),
-    }),
-  },
-  guards: {
-    allCommitted: ({ context }) => context.cursor >= context.calls.length,
-    cursorCrashed: ({ context }) =>
-      context.cursor < context.started && context.crashed[context.cursor] !== null,
-    canCommit: ({ context }) =>
-      context.preparing === null &&
-      context.cursor < context.started &&
-      context.settled[context.cursor] === true,
-    drainedAfterAbort: ({ context }) => context.aborted && context.cursor === context.started,
-    mayStart: ({ context }) => mayStartNext(context),
-    nextFits: ({ context }) =>
-      !context.aborted && (inFlight(context) === 0 || context.nextMode === 'parallel'),
-    isLive: ({ context }) => !context.aborted,
-    isCursorCall: ({ context, event }) => actorIdOf(event) === childId(context.cursor),
-  },
-}).createMachine({
+export const toolBatchMachine = toolBatchSetup.createMachine({
   id: 'toolBatch',
   context: ({ input }) => ({
     scopeKey: input.scopeKey,
@@ -231,9 +130,3 @@ export const toolBatchMachine = setup({
     ...(context.failure === null ? {} : { error: context.failure }),
   }),
 });
-
-function describeCrash(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  const message = (error as { message?: unknown } | null)?.message;
-  return typeof message === 'string' ? message : String(error);
-}

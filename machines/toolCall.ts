@@ -1,9 +1,8 @@
-import { assembleResult } from './toolCallRules.js';
-import { toolCallSetup } from './toolCallSetup.js';
-import type { PostExecuteInput, ToolCallActorInput, ToolCallContext } from './toolCallTypes.js';
+import { assembleResult } from './toolCall/rules.js';
+import { toolCallSetup } from './toolCall/setup.js';
+import type { PostExecuteInput, ToolCallActorInput, ToolCallContext } from './toolCall/types.js';
 
-export { graphEvents } from './toolCallGraph.js';
-export { createToolCallLogic } from './toolCallLogic.js';
+export { graphEvents } from './toolCall/graph.js';
 
 const actorInput = ({ context }: { context: ToolCallContext }): ToolCallActorInput => ({
   scopeKey: context.scopeKey,

@@ -1,56 +1,24 @@
-import { type AnyActorRef, assign, fromPromise, setup } from 'xstate';
 import { Seam } from '../seams/names.js';
-import type {
-  ContinuationDecision,
-  HookContext,
-  PromptDecision,
-  RequestErrorDecision,
-} from '../seams/schemas.js';
-import type { CancelCause, WaterfallSeamName } from '../seams/types.js';
-import type { InboxItem, Injection } from './inbox.js';
-import type { TurnMachineServices } from './services.js';
-import { fixedServices, once, type ServicesResolver, servicesOfSystem } from './systemServices.js';
-import { toolBatchMachine } from './toolBatch.js';
-import { createToolBatchLogic, sharedToolBatchLogic } from './toolBatchLogic.js';
-import type { ToolBatchOutput } from './toolBatchTypes.js';
-import { continuationItemId, createTurnActionsFor } from './turnActions.js';
-import { createTurnActorsFor } from './turnActors.js';
-import { sendToLiveChild } from './turnChildren.js';
 import {
-  type AcceptedAnswer,
+  blockContexts,
+  blockReason,
   defaultContinuation,
   defaultPromptDecision,
+  internalError,
   resolveTurnEndReason,
-  toFailure,
-  toTurnFailure,
-} from './turnRules.js';
+} from './turn/rules.js';
+import { turnSetup } from './turn/setup.js';
 import type {
   ContinuationInput,
   PromptSubmitInput,
   RequestErrorInput,
   ToolBatchInput,
   TurnContext,
-  TurnEvent,
-  TurnInput,
-  TurnOutput,
   TurnSeamInput,
-  TurnSeamName,
-  TurnSteeringReport,
-  TurnStopOutput,
-} from './turnTypes.js';
+} from './turn/types.js';
 
-export { graphEvents } from './turnGraph.js';
+export { graphEvents } from './turn/graph.js';
 
-// The un-provided machine (Stately, diagrams, graph traversal) never runs its actors.
-function unprovided<TOutput, TInput>(name: string) {
-  return fromPromise<TOutput, TInput>(async () => {
-    throw new Error(
-      `turnMachine actor "${name}" is not provided; build the turn with createTurnLogic(services)`,
-    );
-  });
-}
-const noop = (): void => {};
-const outputOf = <T>(event: unknown): T | undefined => (event as { output?: T }).output;
 /** First in every transient state: a refused append closes the turn before anything else is written. */
 const bail = { guard: 'hasFailure', target: '#turn.closing' } as const;
 
@@ -66,151 +34,7 @@ const seamInput = ({ context }: { context: TurnContext }): TurnSeamInput => ({
  * The turn statechart: one claimed message from `turn/start` to `turn/end` and its flush.
  * Un-provided: bind services with `createTurnLogic(services)`.
  */
-export const turnMachine = setup({
-  types: {
-    input: {} as TurnInput,
-    context: {} as TurnContext,
-    events: {} as TurnEvent,
-    output: {} as TurnOutput,
-  },
-  actors: {
-    promptSubmit: unprovided<PromptDecision, PromptSubmitInput>('promptSubmit'),
-    preStep: unprovided<void, TurnSeamInput>('preStep'),
-    model: unprovided<AcceptedAnswer, TurnSeamInput>('model'),
-    toolBatch: toolBatchMachine,
-    postStep: unprovided<void, TurnSeamInput>('postStep'),
-    continuation: unprovided<ContinuationDecision, ContinuationInput>('continuation'),
-    turnStop: unprovided<TurnStopOutput, TurnSeamInput>('turnStop'),
-    requestError: unprovided<RequestErrorDecision, RequestErrorInput>('requestError'),
-    flushLog: unprovided<void, { readonly turn: number }>('flushLog'),
-  },
-  actions: {
-    // Side effects: no-ops here, bound to services by createTurnLogic.
-    appendTurnStart: noop,
-    recordPrompt: (_, _params: { decision: PromptDecision }) => {},
-    recordBlocked: (_, _params: { reason: string; contexts: readonly HookContext[] }) => {},
-    emitDefaultDecided: (_, _params: { seam: WaterfallSeamName; decision: unknown }) => {},
-    recordSteering: noop,
-    appendStepStart: noop,
-    recordAnswer: (_, _params: { answer: AcceptedAnswer }) => {},
-    appendStepFifo: noop,
-    appendStepEnd: noop,
-    closeOpenStep: noop,
-    appendInjection: (_, _params: { injection: Injection }) => {},
-    announceContinueReason: noop,
-    discardSteering: noop,
-    abortTurn: noop,
-    reportFailure: (_, _params: { origin: string }) => {},
-    reportListenerFailure: (_, _params: { origin: string; error: unknown }) => {},
-    repairCalls: noop,
-    appendTurnEnd: noop,
-    notifyClosed: noop,
-    reportFlushFailure: (_, _params: { error: unknown }) => {},
-    // The agent's inbox books (decision 41): steering the turn ended itself (dequeued into a step, or
-    // discarded by a terminal stop) and a continuation reason it enqueued itself.
-    reportSteeringEnded: ({ context, self }) => reportSteering(self, 'STEERING_ENDED', context.steering),
-    reportSteeringHeld: ({ context, self }) =>
-      reportSteering(
-        self,
-        'STEERING_HELD',
-        context.steering.filter((item) => item.id === continuationItemId(context)),
-      ),
-    // Checked when it runs, not when it is planned: a cancel can make the batch finish first.
-    abortBatch: ({ self }) => void sendToLiveChild(self, 'toolBatch', { type: 'ABORT' }),
-    // Context updates (pure).
-    beginStep: assign(({ context }) => ({
-      step: context.step + 1,
-      calls: [],
-      hadToolCalls: false,
-      steered: false,
-      proceed: false,
-    })),
-    openStep: assign({ stepOpen: true }),
-    closeStep: assign({ stepOpen: false, stepFifo: [] }),
-    clearStepFifo: assign({ stepFifo: [] }),
-    pushStepFifo: assign({
-      stepFifo: ({ context }, params: { contexts: readonly HookContext[] }) => [
-        ...context.stepFifo,
-        ...params.contexts,
-      ],
-    }),
-    pushSteering: assign({
-      steering: ({ context }, params: { item: InboxItem }) => [...context.steering, params.item],
-    }),
-    clearSteering: assign({ steering: [] }),
-    markSteered: assign({ steered: ({ context }) => context.steering.length > 0 }),
-    acceptAnswer: assign(({ context }, params: { answer: AcceptedAnswer }) => ({
-      calls: params.answer.calls,
-      hadToolCalls: params.answer.calls.length > 0,
-      maxTokens: context.maxTokens || params.answer.finish === 'max-tokens',
-      requestFailures: 0,
-      requestFailure: null,
-    })),
-    recordRequestFailure: assign(({ context }, params: { error: unknown }) => ({
-      requestFailures: context.requestFailures + 1,
-      requestFailure: toFailure(params.error),
-    })),
-    failRequest: assign({
-      failure: ({ context }) =>
-        context.failure ?? {
-          step: context.step,
-          ...(context.requestFailure ?? { message: 'The model request failed' }),
-        },
-    }),
-    recordFailure: assign({
-      failure: ({ context }, params: { error: unknown }) =>
-        context.failure ?? toTurnFailure(context.step, params.error),
-    }),
-    recordRejected: assign({ rejected: (_, params: { reason: string }) => params.reason }),
-    recordCancel: assign(({ context }, params: { cause: CancelCause; keepInbox: boolean }) => ({
-      // First cause wins, except that disposal overrides an earlier user cancel.
-      cancel: context.cancel === null || params.cause.kind === 'disposed' ? params.cause : context.cancel,
-      ...dropSteering(context, params.keepInbox),
-    })),
-    dropPendingSteering: assign(({ context }, params: { keepInbox: boolean }) =>
-      dropSteering(context, params.keepInbox),
-    ),
-    applyContinuation: assign(({ context }, params: { decision: ContinuationDecision }) => {
-      const { decision } = params;
-      if (decision.action !== 'continue' || !decision.reason)
-        return { proceed: decision.action === 'continue' };
-      const item: InboxItem = {
-        id: continuationItemId(context),
-        content: decision.reason.content,
-        source: decision.reason.source,
-        contexts: [],
-        wakeup: true,
-      };
-      return { proceed: true, steering: [...context.steering, item] };
-    }),
-    recordStop: assign({
-      stop: (_, params: { output: TurnStopOutput }) =>
-        params.output.decision?.reason === undefined
-          ? { stoppedBy: params.output.decidedBy }
-          : { stoppedBy: params.output.decidedBy, stopReason: params.output.decision.reason },
-    }),
-    holdInjection: assign({
-      held: ({ context }, params: { injection: Injection }) => [...context.held, params.injection],
-    }),
-    settleReason: assign({ endReason: ({ context }) => resolveTurnEndReason(context) }),
-  },
-  guards: {
-    seamIsEmpty: ({ context }, params: { seam: TurnSeamName }) => !context.seamsPresent[params.seam],
-    promptBlocked: ({ event }) => outputOf<PromptDecision>(event)?.kind === 'block',
-    batchFailed: ({ event }) => outputOf<ToolBatchOutput>(event)?.error !== undefined,
-    answerHasToolCalls: ({ context }) => context.calls.length > 0,
-    isCancelled: ({ context }) => context.cancel !== null,
-    hasFailure: ({ context }) => context.failure !== null,
-    retryAllowed: ({ context, event }) =>
-      outputOf<RequestErrorDecision>(event)?.action === 'retry' &&
-      context.requestFailures <= context.maxRequestRetries,
-    stopReturned: ({ event }) => outputOf<TurnStopOutput>(event)?.decision !== undefined,
-    shouldContinue: ({ context }) => context.proceed || context.steering.length > 0,
-  },
-  delays: {
-    cancelGrace: 5000,
-  },
-}).createMachine({
+export const turnMachine = turnSetup.createMachine({
   id: 'turn',
   context: ({ input }) => ({
     ...input,
@@ -686,66 +510,3 @@ export const turnMachine = setup({
     heldInjections: context.held,
   }),
 });
-
-/** A batch failure as the turn's failure: the batch's own appends are the turn's appends. */
-function internalError(error: unknown): { message: string; code: 'INTERNAL_ERROR' } {
-  return { message: toFailure(error).message, code: 'INTERNAL_ERROR' };
-}
-
-function blockReason(decision: PromptDecision): string {
-  return decision.kind === 'block' ? decision.reason : '';
-}
-
-/** The blocking decision's own contexts (recorded in the rejected turn; nothing else of the prompt survives). */
-function blockContexts(decision: PromptDecision): readonly HookContext[] {
-  return decision.kind === 'block' ? (decision.additionalContexts ?? []) : [];
-}
-
-/** Tells the parent agent (if any) about ledger entries of steering the turn took on or ended. */
-function reportSteering(
-  self: AnyActorRef,
-  type: TurnSteeringReport['type'],
-  items: readonly InboxItem[],
-): void {
-  if (items.length === 0) return;
-  const report: TurnSteeringReport = { type, ids: items.map((item) => item.id) };
-  (self as { _parent?: AnyActorRef })._parent?.send(report);
-}
-
-function dropSteering(context: TurnContext, keepInbox: boolean): Partial<TurnContext> {
-  return keepInbox ? {} : { steering: [], dropped: [...context.dropped, ...context.steering] };
-}
-
-/**
- * The turn machine with services bound (seams, model, log, tools and the toolBatch it invokes).
- * @param services the agent's services
- * @example
- * const turn = createActor(createTurnLogic(services), { input }).start();
- */
-export function createTurnLogic(services: TurnMachineServices): typeof turnMachine {
-  return provideTurnLogic(fixedServices(services), createToolBatchLogic(services));
-}
-
-/**
- * The turn logic shared by every agent: it finds its services through the actor system
- * (`createActorWithServices`), so the machine is provided once, not once per agent.
- */
-export const sharedTurnLogic = once(() =>
-  provideTurnLogic(servicesOfSystem<TurnMachineServices>, sharedToolBatchLogic()),
-);
-
-/**
- * The turn machine whose implementations resolve their services from their args.
- * @param servicesOf where the implementations find the agent's services
- * @param toolBatch the toolBatch logic the turn invokes
- */
-export function provideTurnLogic(
-  servicesOf: ServicesResolver<TurnMachineServices>,
-  toolBatch: ReturnType<typeof createToolBatchLogic>,
-): typeof turnMachine {
-  return turnMachine.provide({
-    actors: { ...createTurnActorsFor(servicesOf), toolBatch },
-    actions: createTurnActionsFor(servicesOf),
-    delays: { cancelGrace: ({ system }) => servicesOf({ system }).cancelGraceMs },
-  });
-}

@@ -1,9 +1,23 @@
 export { openAICompatible } from './openai.js';
 export type { OpenAICompatibleOptions } from './openaiOptions.js';
+export { createRequestDeriver, deriveMessages, type RequestDeriver } from './request.js';
 export { parseScript, type ScriptStep, ScriptStepSchema, type ScriptToolCall } from './script.js';
-export { type RecordedModelRequest, type ScriptedModel, scriptedModel } from './scripted.js';
+export {
+  type RecordedModelRequest,
+  type ScriptedModel,
+  type ScriptedModelOptions,
+  scriptedModel,
+} from './scripted.js';
+export {
+  type ModelSettings,
+  ModelSettingsSchema,
+  mergeModelSettings,
+  parseModelSettings,
+  type ToolChoice,
+} from './settings.js';
 export {
   type ModelAdapter,
+  type ModelDelta,
   ModelErrorCode,
   type ModelMessage,
   type ModelRequest,

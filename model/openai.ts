@@ -6,6 +6,7 @@ import {
   resolveOpenAIOptions,
 } from './openaiOptions.js';
 import { describeCause, readChatStream } from './openaiStream.js';
+import { mergeModelSettings } from './settings.js';
 import {
   type ModelAdapter,
   ModelErrorCode,
@@ -16,7 +17,7 @@ import {
 
 /**
  * Creates a model adapter that streams chat completions from an OpenAI-compatible server (OpenAI, DeepSeek, …).
- * @param options - `baseURL`, `apiKey`, `model`, and optionally `fetch` and `headers`
+ * @param options - `baseURL`, `apiKey`, `model`, and optionally `settings`, `fetch` and `headers`
  * @throws TypeError naming the bad option, what was expected and what was received
  * @example
  * const model = openAICompatible({
@@ -28,7 +29,7 @@ import {
  */
 export function openAICompatible(options: OpenAICompatibleOptions): ModelAdapter {
   const config = resolveOpenAIOptions(options);
-  return { request: (request) => requestStep(config, request) };
+  return { settings: config.settings, request: (request) => requestStep(config, request) };
 }
 
 async function requestStep(config: ResolvedOpenAIOptions, request: ModelRequest): Promise<ModelStep> {
@@ -39,7 +40,10 @@ async function requestStep(config: ResolvedOpenAIOptions, request: ModelRequest)
     response = await config.fetch(config.url, {
       method: 'POST',
       headers: config.headers,
-      body: JSON.stringify(toChatCompletionBody(request, config.model)),
+      // Idempotent when the agent already merged: a direct caller's partial settings still get the defaults.
+      body: JSON.stringify(
+        toChatCompletionBody(request, config.model, mergeModelSettings(config.settings, request.settings)),
+      ),
       signal,
     });
   } catch (error) {
@@ -59,7 +63,7 @@ async function requestStep(config: ResolvedOpenAIOptions, request: ModelRequest)
       code: ModelErrorCode.invalidResponse,
     });
   }
-  return readChatStream(response.body, signal);
+  return readChatStream(response.body, signal, request.onDelta);
 }
 
 async function toHttpError(response: Response, url: string, signal: AbortSignal): Promise<ModelRequestError> {

@@ -1,8 +1,10 @@
-import type { ContentBlock, ToolCallBlock } from '../seams/schemas.js';
+import type { ContentBlock, JsonValue, ToolCallBlock } from '../seams/schemas.js';
+import type { ModelSettings, ToolChoice } from './settings.js';
 import type { ModelMessage, ModelRequest, ToolSchema } from './types.js';
 
 /** A chat-completions message as the OpenAI wire format spells it. */
 export type ChatMessage =
+  | { role: 'system'; content: string }
   | { role: 'user'; content: string }
   | { role: 'assistant'; content: string | null; tool_calls?: ChatToolCall[] }
   | { role: 'tool'; tool_call_id: string; content: string };
@@ -18,26 +20,59 @@ interface ChatTool {
   function: { name: string; description: string; parameters: Record<string, unknown> };
 }
 
+type ChatToolChoice = 'auto' | 'none' | 'required' | { type: 'function'; function: { name: string } };
+
 /** The JSON body of a streaming `POST /chat/completions`. */
 export interface ChatCompletionBody {
+  [providerOption: string]: unknown;
   model: string;
   messages: ChatMessage[];
   tools?: ChatTool[];
+  tool_choice?: ChatToolChoice;
+  parallel_tool_calls?: boolean;
+  temperature?: number;
+  top_p?: number;
+  max_tokens?: number;
+  stop?: string | string[];
+  seed?: number;
   stream: true;
   stream_options: { include_usage: true };
 }
 
-/** Maps a model request to the chat-completions body (reasoning blocks are never sent back). */
-export function toChatCompletionBody(request: ModelRequest, model: string): ChatCompletionBody {
+/**
+ * Maps a model request to the chat-completions body (reasoning blocks are never sent back):
+ * the instructions as the first `system` message, then the settings; `extra` sits under them.
+ */
+export function toChatCompletionBody(
+  request: ModelRequest,
+  model: string,
+  settings: ModelSettings = {},
+): ChatCompletionBody {
+  const messages = request.messages.map(toChatMessage);
+  if (request.instructions) messages.unshift({ role: 'system', content: request.instructions });
   const body: ChatCompletionBody = {
+    ...(settings.extra as Record<string, JsonValue> | undefined),
     model,
-    messages: request.messages.map(toChatMessage),
+    messages,
     stream: true,
     stream_options: { include_usage: true },
   };
-  // OpenAI rejects an empty `tools` array, so it is left out when there are none.
-  if (request.tools.length > 0) body.tools = request.tools.map(toChatTool);
+  if (settings.temperature !== undefined) body.temperature = settings.temperature;
+  if (settings.topP !== undefined) body.top_p = settings.topP;
+  if (settings.maxOutputTokens !== undefined) body.max_tokens = settings.maxOutputTokens;
+  if (settings.stop !== undefined) body.stop = settings.stop;
+  if (settings.seed !== undefined) body.seed = settings.seed;
+  // OpenAI rejects an empty `tools` array, and tool options without tools, so all are left out then.
+  if (request.tools.length > 0) {
+    body.tools = request.tools.map(toChatTool);
+    if (settings.toolChoice !== undefined) body.tool_choice = toChatToolChoice(settings.toolChoice);
+    if (settings.parallelToolCalls !== undefined) body.parallel_tool_calls = settings.parallelToolCalls;
+  }
   return body;
+}
+
+function toChatToolChoice(choice: ToolChoice): ChatToolChoice {
+  return typeof choice === 'string' ? choice : { type: 'function', function: { name: choice.name } };
 }
 
 function toChatMessage(message: ModelMessage): ChatMessage {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ContentBlock } from '../seams/schemas.js';
 import type { FinishReason, Usage } from '../session/events.js';
-import { ModelErrorCode, ModelRequestError, type ModelStep } from './types.js';
+import { type ModelDelta, ModelErrorCode, ModelRequestError, type ModelStep } from './types.js';
 
 // Lenient on purpose: servers differ in which fields they send and send `null` for "none"; unknown keys are dropped.
 const ToolCallDeltaSchema = z.object({
@@ -18,6 +18,8 @@ const ChatChunkSchema = z.object({
           .object({
             content: z.string().nullish(),
             reasoning_content: z.string().nullish(),
+            // vLLM and OpenRouter name the reasoning stream `reasoning`.
+            reasoning: z.string().nullish(),
             tool_calls: z.array(ToolCallDeltaSchema).nullish(),
           })
           .nullish(),
@@ -25,7 +27,16 @@ const ChatChunkSchema = z.object({
       }),
     )
     .nullish(),
-  usage: z.object({ prompt_tokens: z.number().nullish(), completion_tokens: z.number().nullish() }).nullish(),
+  usage: z
+    .object({
+      prompt_tokens: z.number().nullish(),
+      completion_tokens: z.number().nullish(),
+      prompt_tokens_details: z.object({ cached_tokens: z.number().nullish() }).nullish(),
+      completion_tokens_details: z.object({ reasoning_tokens: z.number().nullish() }).nullish(),
+      // DeepSeek reports its context-cache hits here instead of `prompt_tokens_details`.
+      prompt_cache_hit_tokens: z.number().nullish(),
+    })
+    .nullish(),
   error: z.object({ message: z.string().optional(), code: z.unknown().optional() }).loose().nullish(),
 });
 
@@ -52,8 +63,8 @@ export interface ChunkAggregator {
   toStep(): ModelStep;
 }
 
-/** Creates an aggregator for one streamed response. */
-export function createChunkAggregator(): ChunkAggregator {
+/** Creates an aggregator for one streamed response; `onDelta` sees each piece of a valid chunk as it is added. */
+export function createChunkAggregator(onDelta: (delta: ModelDelta) => void = () => {}): ChunkAggregator {
   let text = '';
   let reasoning = '';
   let rawFinish: string | undefined;
@@ -74,15 +85,34 @@ export function createChunkAggregator(): ChunkAggregator {
       }
       const choice = choices?.[0];
       const delta = choice?.delta;
-      if (delta?.content) text += delta.content;
-      if (delta?.reasoning_content) reasoning += delta.reasoning_content;
+      const reasoningText = delta?.reasoning_content || delta?.reasoning;
+      if (reasoningText) {
+        reasoning += reasoningText;
+        onDelta({ kind: 'reasoning', text: reasoningText });
+      }
+      if (delta?.content) {
+        text += delta.content;
+        onDelta({ kind: 'text', text: delta.content });
+      }
       for (const [position, callDelta] of (delta?.tool_calls ?? []).entries()) {
         const index = callDelta.index ?? position;
         const call = calls.get(index) ?? { id: '', name: '', arguments: '' };
         calls.set(index, call);
-        if (callDelta.id && call.id === '') call.id = callDelta.id;
-        if (callDelta.function?.name && call.name === '') call.name = callDelta.function.name;
-        if (callDelta.function?.arguments) call.arguments += callDelta.function.arguments;
+        const id = callDelta.id && call.id === '' ? callDelta.id : undefined;
+        const name = callDelta.function?.name && call.name === '' ? callDelta.function.name : undefined;
+        const argumentsDelta = callDelta.function?.arguments ?? '';
+        if (id !== undefined) call.id = id;
+        if (name !== undefined) call.name = name;
+        call.arguments += argumentsDelta;
+        if (id !== undefined || name !== undefined || argumentsDelta !== '') {
+          onDelta({
+            kind: 'tool-call',
+            index,
+            ...(id === undefined ? {} : { id }),
+            ...(name === undefined ? {} : { name }),
+            argumentsDelta,
+          });
+        }
       }
       if (choice?.finish_reason) rawFinish = choice.finish_reason;
       if (rawUsage) usage = toUsage(rawUsage);
@@ -112,13 +142,15 @@ function toFinishReason(rawFinish: string | undefined, hasToolCalls: boolean): F
   return hasToolCalls ? 'tool-calls' : 'stop';
 }
 
-function toUsage(raw: {
-  prompt_tokens?: number | null | undefined;
-  completion_tokens?: number | null | undefined;
-}): Usage {
+function toUsage(raw: NonNullable<z.infer<typeof ChatChunkSchema>['usage']>): Usage {
   const usage: Usage = {};
-  if (typeof raw.prompt_tokens === 'number') usage.inputTokens = raw.prompt_tokens;
-  if (typeof raw.completion_tokens === 'number') usage.outputTokens = raw.completion_tokens;
+  const set = (key: keyof Usage, value: number | null | undefined): void => {
+    if (typeof value === 'number' && Number.isInteger(value) && value >= 0) usage[key] = value;
+  };
+  set('inputTokens', raw.prompt_tokens);
+  set('outputTokens', raw.completion_tokens);
+  set('reasoningTokens', raw.completion_tokens_details?.reasoning_tokens);
+  set('cachedInputTokens', raw.prompt_tokens_details?.cached_tokens ?? raw.prompt_cache_hit_tokens);
   return usage;
 }
 

@@ -1,4 +1,5 @@
 import { describeValue } from './describeValue.js';
+import { type ModelSettings, parseModelSettings } from './settings.js';
 
 /** Options of `openAICompatible`. */
 export interface OpenAICompatibleOptions {
@@ -11,6 +12,8 @@ export interface OpenAICompatibleOptions {
   readonly fetch?: typeof fetch;
   /** Extra request headers (they win over the defaults). */
   readonly headers?: Readonly<Record<string, string>>;
+  /** Default model settings (temperature, …); the agent's `modelSettings` override them per key. */
+  readonly settings?: ModelSettings;
 }
 
 /** `OpenAICompatibleOptions` with every default applied. */
@@ -19,6 +22,7 @@ export interface ResolvedOpenAIOptions {
   readonly model: string;
   readonly fetch: typeof fetch;
   readonly headers: Readonly<Record<string, string>>;
+  readonly settings: ModelSettings;
 }
 
 /** Validates raw options and fills the defaults; throws `TypeError` naming the bad option. */
@@ -26,7 +30,7 @@ export function resolveOpenAIOptions(rawOptions: OpenAICompatibleOptions): Resol
   if (typeof rawOptions !== 'object' || rawOptions === null) {
     throw new TypeError(`openAICompatible: expected an options object, got ${describeValue(rawOptions)}`);
   }
-  const { baseURL, apiKey, model, fetch: customFetch, headers } = rawOptions;
+  const { baseURL, apiKey, model, fetch: customFetch, headers, settings } = rawOptions;
   if (typeof baseURL !== 'string' || !isHttpURL(baseURL)) {
     throw optionError('baseURL', 'an http(s) URL such as `https://api.openai.com/v1`', baseURL);
   }
@@ -39,6 +43,7 @@ export function resolveOpenAIOptions(rawOptions: OpenAICompatibleOptions): Resol
     throw optionError('headers', 'an object of string values', headers);
   }
   return {
+    settings: parseModelSettings(settings, 'openAICompatible() option `settings`'),
     url: `${baseURL.replace(/\/+$/, '')}/chat/completions`,
     model,
     fetch: customFetch ?? globalThis.fetch,

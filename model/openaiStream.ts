@@ -1,7 +1,7 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
 import { createAbortedError } from './abort.js';
 import { createChunkAggregator } from './openaiChunks.js';
-import { ModelErrorCode, ModelRequestError, type ModelStep } from './types.js';
+import { type ModelDelta, ModelErrorCode, ModelRequestError, type ModelStep } from './types.js';
 
 // A server that never ends an event must not grow memory without bound.
 const maxEventChars = 16 * 1024 * 1024;
@@ -10,8 +10,9 @@ const maxEventChars = 16 * 1024 * 1024;
 export async function readChatStream(
   body: ReadableStream<Uint8Array>,
   signal: AbortSignal,
+  onDelta?: (delta: ModelDelta) => void,
 ): Promise<ModelStep> {
-  const aggregator = createChunkAggregator();
+  const aggregator = createChunkAggregator(onDelta);
   const events: EventSourceMessage[] = [];
   let parseFailure: string | undefined;
   const parser = createParser({

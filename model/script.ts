@@ -16,6 +16,10 @@ export const ScriptToolCallSchema = z.strictObject({
 export const ScriptReplyStepSchema = z
   .strictObject({
     text: z.string().optional(),
+    /** How `text` is streamed; joined, the chunks must equal `text` (default: split before each word). */
+    chunks: z.array(z.string()).optional(),
+    /** A pause before each streamed chunk after the first, e.g. to watch a demo stream. */
+    chunkDelayMs: delayMs,
     reasoning: z.string().optional(),
     toolCalls: z.array(ScriptToolCallSchema).optional(),
     finish: FinishReasonSchema.optional(),
@@ -24,6 +28,10 @@ export const ScriptReplyStepSchema = z
   })
   .refine((step) => step.text !== undefined || step.toolCalls !== undefined, {
     message: 'Expected a reply step to have `text` or `toolCalls` (or use `error` or `hang`)',
+  })
+  .refine((step) => step.chunks === undefined || step.chunks.join('') === (step.text ?? ''), {
+    message: 'Expected the `chunks` of a reply step to join to its `text`',
+    path: ['chunks'],
   });
 
 export const ScriptErrorStepSchema = z.strictObject({ error: FailureSchema, delayMs });

@@ -1,5 +1,6 @@
 import type { ContentBlock, Failure } from '../seams/schemas.js';
 import type { FinishReason, Usage } from '../session/events.js';
+import type { ModelSettings } from './settings.js';
 
 /** One message of a model request, derived from the log. */
 export type ModelMessage =
@@ -19,11 +20,30 @@ export interface ToolSchema {
   readonly parameters: Record<string, unknown>;
 }
 
+/** A piece of the answer as it streams in; the aggregated `ModelStep` stays the truth. */
+export type ModelDelta =
+  | { readonly kind: 'text'; readonly text: string }
+  | { readonly kind: 'reasoning'; readonly text: string }
+  | {
+      readonly kind: 'tool-call';
+      /** Position of the call in the answer (deltas of one call share it). */
+      readonly index: number;
+      readonly id?: string;
+      readonly name?: string;
+      readonly argumentsDelta: string;
+    };
+
 /** What the turn hands the adapter: the derived messages, the tools, and the turn's abort signal. */
 export interface ModelRequest {
   readonly messages: readonly ModelMessage[];
   readonly tools: readonly ToolSchema[];
   readonly signal: AbortSignal;
+  /** The system prompt; adapters send it before every message. */
+  readonly instructions?: string;
+  /** The adapter's settings merged with the agent's (the agent's win). */
+  readonly settings?: ModelSettings;
+  /** Called for each chunk as it arrives (the turn makes it a `model/delta` notification). */
+  readonly onDelta?: (delta: ModelDelta) => void;
 }
 
 /** One aggregated assistant step (streaming stays inside the adapter). */
@@ -43,6 +63,7 @@ export const ModelErrorCode = {
   streamInterrupted: 'STREAM_INTERRUPTED',
   invalidResponse: 'INVALID_RESPONSE',
   providerError: 'PROVIDER_ERROR',
+  instructionsFailed: 'INSTRUCTIONS_FAILED',
 } as const;
 export type ModelErrorCode = (typeof ModelErrorCode)[keyof typeof ModelErrorCode];
 
@@ -57,6 +78,8 @@ export class ModelRequestError extends Error {
 }
 
 export interface ModelAdapter {
+  /** Default settings of this adapter; the agent's `modelSettings` override them per key. */
+  readonly settings?: ModelSettings;
   /** Resolves with one step or rejects with a `ModelRequestError` (or anything: normalized by the turn). */
   request(request: ModelRequest): Promise<ModelStep>;
 }

@@ -1,8 +1,15 @@
 import { describeThrown } from './describe.js';
 import type { SeamName } from './types.js';
 
-/** Why a listener failed: it threw, returned something its seam does not accept, or a guard threw. */
-export type SeamListenerErrorCode = 'LISTENER_FAILED' | 'INVALID_DECISION' | 'GUARD_FAILED';
+/**
+ * Why a listener failed: it threw, returned something its seam does not accept, a guard threw, or a
+ * `tools/prepare` rewrite does not fit the tool's parameters.
+ */
+export type SeamListenerErrorCode =
+  | 'LISTENER_FAILED'
+  | 'INVALID_DECISION'
+  | 'GUARD_FAILED'
+  | 'INVALID_REWRITE';
 
 /** What a seam dispatch rejects with when one listener fails; names the seam and the listener. */
 export class SeamListenerError extends Error {

@@ -2,22 +2,37 @@ import { describeReceived } from './describe.js';
 import { createListenerFailure, SeamAbortError } from './errors.js';
 import { deepFreeze, freezeContext } from './freeze.js';
 import type { ListenerEntry } from './listener-entry.js';
-import { validateResult } from './result-schemas.js';
+import { type DecidingSeamName, validateResult } from './result-schemas.js';
 import type { ToolResult } from './schemas.js';
 import type { AroundNextOptions, ToolExecution, WaterfallSeamName } from './types.js';
 
 const ignore = (): void => {};
 
 /** Runs a policy waterfall as an onion and names the listener that authored the final decision. */
-export async function runWaterfall<TDecision>(
+export function runWaterfall<TDecision>(
   entries: readonly ListenerEntry[],
   seam: WaterfallSeamName,
   ctx: object,
   defaultDecision: TDecision,
   signal: AbortSignal | undefined,
 ): Promise<{ decision: TDecision; decidedBy: string }> {
+  return runOnion(entries, seam, ctx, () => defaultDecision, signal);
+}
+
+/**
+ * Runs a policy onion whose bottom is computed only when the chain reaches it (`tools/approval`
+ * asks its channel there); a listener passing the bottom's answer through is not re-validated.
+ */
+export async function runOnion<TDecision>(
+  entries: readonly ListenerEntry[],
+  seam: DecidingSeamName,
+  ctx: object,
+  bottom: () => TDecision | Promise<TDecision>,
+  signal: AbortSignal | undefined,
+): Promise<{ decision: TDecision; decidedBy: string }> {
   const frozen = freezeContext(ctx);
   const returned: unknown[] = [];
+  let bottomDecision: TDecision | undefined;
   // Errors that came out of `next()` belong to a deeper listener: outer listeners pass them on unchanged.
   const downstreamFailures = new Set<unknown>();
   const dispatch = async (index: number): Promise<TDecision> => {
@@ -26,11 +41,18 @@ export async function runWaterfall<TDecision>(
       const pending = entry ? `listener "${entry.name}"` : 'the default decision';
       throw new SeamAbortError(seam, pending, signal.reason);
     }
-    if (!entry) return deepFreeze(defaultDecision);
+    if (!entry) {
+      bottomDecision = deepFreeze(await bottom());
+      return bottomDecision;
+    }
     let downstream: Promise<TDecision> | undefined;
+    let downstreamDecision: TDecision | undefined;
     // Policy seams run downstream once: a second `next()` gets the same promise.
     const next = (): Promise<TDecision> => {
-      downstream ??= tagFailures(dispatch(index + 1), downstreamFailures);
+      downstream ??= tagFailures(dispatch(index + 1), downstreamFailures).then((decision) => {
+        downstreamDecision = decision;
+        return decision;
+      });
       return downstream;
     };
     let raw: unknown;
@@ -40,12 +62,15 @@ export async function runWaterfall<TDecision>(
       throw downstreamFailures.has(error) ? error : createListenerFailure(seam, entry.name, error);
     }
     // Frozen so an outer listener cannot edit a decision in place and leave its author credited.
-    const decision = deepFreeze(validateResult<TDecision>(seam, entry.name, raw));
+    const decision =
+      raw !== undefined && raw === downstreamDecision
+        ? (raw as TDecision)
+        : deepFreeze(validateResult<TDecision>(seam, entry.name, raw));
     returned[index] = decision;
     return decision;
   };
   const decision = await dispatch(0);
-  return { decision, decidedBy: findDecider(entries, returned, decision, defaultDecision) };
+  return { decision, decidedBy: findDecider(entries, returned, decision, bottomDecision) };
 }
 
 /** Runs `tools/execute` wrappers around `core`; each `next()` dispatches again, optionally with a new signal. */

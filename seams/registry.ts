@@ -78,10 +78,13 @@ export function createSeams(options: SeamsOptions = {}): Seams {
     }
     const set = createSeamSet(filtered, {
       report,
-      emitDecided: (seam, decidedBy, decision, scope) =>
+      emitDecided: (seam, decidedBy, decision, scope, steps) =>
         seams.notify(
           'seam/decided',
-          withScopeFields({ seam, decidedBy, decision: decision as JsonValue }, scope),
+          withScopeFields(
+            { seam, decidedBy, decision: decision as JsonValue, ...(steps === undefined ? {} : { steps }) },
+            scope,
+          ),
           scope,
         ),
     });

@@ -14,6 +14,10 @@ export const JsonValueSchema: z.ZodType<JsonValue> = z.lazy(() =>
   ]),
 );
 
+/** A plain JSON object: what a tool's input is once parsed, and what a rewrite must return. */
+export type JsonObject = { [key: string]: JsonValue };
+export const JsonObjectSchema: z.ZodType<JsonObject> = z.record(z.string(), JsonValueSchema);
+
 export const TextBlockSchema = z.object({ type: z.literal('text'), text: z.string() });
 export const ReasoningBlockSchema = z.object({ type: z.literal('reasoning'), text: z.string() });
 export const ToolCallBlockSchema = z.object({
@@ -68,6 +72,25 @@ export const PreToolDecisionSchema = z.discriminatedUnion('kind', [
 ]);
 export type PreToolDecision = z.infer<typeof PreToolDecisionSchema>;
 
+/**
+ * A `tools/prepare` listener's answer: keep the input so far, or replace it whole (`undefined` = keep).
+ * A rewrite's `arguments` are only required here; the fold checks them against the tool (plain JSON
+ * object, parameter schema), so a bad rewrite is the listener's `INVALID_ARGS`, not a garbage decision.
+ */
+export const PrepareDecisionSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('keep') }),
+  z.object({
+    kind: z.literal('rewrite'),
+    arguments: z.custom<JsonObject>((value) => value !== undefined, 'Expected the rewritten arguments'),
+    reason: z.string().optional(),
+  }),
+]);
+export type PrepareDecision = z.infer<typeof PrepareDecisionSchema>;
+
+/** Who rewrote a call's input, and why: what `tool/call.rewrites` and `exec.rewrites` list. */
+export const RewriteRecordSchema = z.object({ by: z.string(), reason: z.string().optional() });
+export type RewriteRecord = z.infer<typeof RewriteRecordSchema>;
+
 // Two `accept` variants share a `kind`, so zod needs a plain union plus a refinement.
 export const PostToolDecisionSchema = z
   .union([
@@ -115,10 +138,7 @@ export type SessionStartSource = z.infer<typeof SessionStartSourceSchema>;
 export const ApprovalOutcomeSchema = z.enum(['allowed-once', 'rejected', 'cancelled', 'unavailable']);
 export type ApprovalOutcome = z.infer<typeof ApprovalOutcomeSchema>;
 
-/**
- * An answer to an `ask`, from a `tools/approval` listener or an approval channel: `remember: 'tool'`
- * answers every later ask for the same tool of this agent the same way.
- */
+/** What a `tools/approval` listener decides; `remember: 'tool'` asks the answerer to keep it for that tool. */
 export const ApprovalDecisionSchema = z.object({
   outcome: z.enum(['allowed-once', 'rejected']),
   reason: z.string().optional(),
@@ -126,9 +146,18 @@ export const ApprovalDecisionSchema = z.object({
 });
 export type ApprovalDecision = z.infer<typeof ApprovalDecisionSchema>;
 
-/** What an approval channel may answer: a plain outcome, or the decision object. */
-export const ApprovalAnswerSchema = z.union([ApprovalOutcomeSchema, ApprovalDecisionSchema]);
+/** What an approval channel answers: a plain outcome, or the object form with a reason. */
+export const ApprovalAnswerSchema = z.union([
+  ApprovalOutcomeSchema,
+  z.object({
+    outcome: ApprovalOutcomeSchema,
+    reason: z.string().optional(),
+    remember: z.literal('tool').optional(),
+  }),
+]);
 export type ApprovalAnswer = z.infer<typeof ApprovalAnswerSchema>;
+/** The object form every answer is normalized to (the result of the `tools/approval` seam). */
+export type ApprovalVerdict = Exclude<ApprovalAnswer, string>;
 
 export const ToolErrorCodeSchema = z.enum([
   'DENIED',

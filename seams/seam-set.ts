@@ -1,18 +1,20 @@
+import { runFold } from './fold.js';
 import { freezeContext } from './freeze.js';
 import type { ListenerEntry, ReportFailure } from './listener-entry.js';
-import { runAround, runWaterfall } from './onion.js';
+import { runAround, runOnion, runWaterfall } from './onion.js';
 import { runAwaitedNotify, runFirstResult, runGuards, runSerial } from './sequence.js';
-import type { DispatchScope, SeamName, SeamSet, WaterfallSeamName } from './types.js';
+import type { DecidedSeamName, DispatchScope, PrepareStep, SeamName, SeamSet } from './types.js';
 
 /** What a snapshot needs from its registry. */
 export interface SeamSetDeps {
   readonly report: ReportFailure;
   /** Emits `seam/decided` through the registry's notify. */
   readonly emitDecided: (
-    seam: WaterfallSeamName,
+    seam: DecidedSeamName,
     decidedBy: string,
     decision: unknown,
     scope: DispatchScope,
+    steps?: readonly PrepareStep[],
   ) => void;
 }
 
@@ -30,6 +32,21 @@ export function createSeamSet(
       const signal = scope.signal ?? readSignal(ctx);
       const outcome = await runWaterfall(listOf(name), name, ctx, defaultDecision, signal);
       deps.emitDecided(name, outcome.decidedBy, outcome.decision, scope);
+      return outcome;
+    },
+    async fold(ctx, accept, scope) {
+      const outcome = await runFold(listOf('tools/prepare'), ctx, accept, scope.signal ?? ctx.signal);
+      if (outcome.ok) {
+        const last = outcome.steps.at(-1);
+        const decision = last ? { kind: 'rewrite', arguments: last.arguments } : { kind: 'keep' };
+        deps.emitDecided('tools/prepare', outcome.decidedBy, decision, scope, outcome.steps);
+      }
+      return outcome;
+    },
+    async approval(ctx, ask, scope) {
+      const signal = scope.signal ?? ctx.exec.signal;
+      const outcome = await runOnion(listOf('tools/approval'), 'tools/approval', ctx, ask, signal);
+      deps.emitDecided('tools/approval', outcome.decidedBy, outcome.decision, scope);
       return outcome;
     },
     around: (exec, core) => runAround(listOf('tools/execute'), exec, core),

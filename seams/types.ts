@@ -1,17 +1,22 @@
+import type { SeamListenerError } from './errors.js';
 import type {
   ApprovalAnswer,
   ApprovalDecision,
+  ApprovalVerdict,
   ContentBlock,
   ContinuationDecision,
   ContinuationStop,
   Failure,
   HookContext,
+  JsonObject,
   JsonValue,
   MessageSource,
   PostToolDecision,
+  PrepareDecision,
   PreToolDecision,
   PromptDecision,
   RequestErrorDecision,
+  RewriteRecord,
   SessionStartSource,
   ToolResult,
 } from './schemas.js';
@@ -83,8 +88,32 @@ export interface ToolExecution {
   readonly parent?: symbol;
   readonly token: symbol;
   readonly signal: AbortSignal;
+  /** The model's input, when a `tools/prepare` listener rewrote it (`arguments` is then what runs). */
+  readonly original?: JsonObject;
+  /** Who rewrote the input, in order; present exactly when `original` is. */
+  readonly rewrites?: readonly RewriteRecord[];
   /** The agent's environment for tools (live, read-only); absent for agent-less calls. */
   readonly env?: ToolEnvironment;
+}
+
+/** One rewrite a `tools/prepare` fold applied: who, why, and the whole input it produced. */
+export interface PrepareStep extends RewriteRecord {
+  readonly arguments: JsonObject;
+}
+
+/** What a `tools/prepare` listener sees: the input as rewritten so far, the model's, and every earlier step. */
+export interface PrepareContext {
+  readonly callId: string;
+  readonly name: string;
+  /** The input as rewritten so far (deep-frozen). */
+  readonly arguments: JsonObject;
+  /** The model's input (deep-frozen). */
+  readonly original: JsonObject;
+  readonly steps: readonly PrepareStep[];
+  readonly agent?: AgentHandle;
+  readonly turn?: number;
+  readonly step?: number;
+  readonly signal: AbortSignal;
 }
 
 /** What a tool body receives. */
@@ -92,7 +121,15 @@ export interface ToolRunContext extends ToolExecution {
   deferContext(context: HookContext): void;
 }
 
-export type SeamMode = 'waterfall' | 'around' | 'serial' | 'notify' | 'awaited-notify' | 'first-result';
+export type SeamMode =
+  | 'waterfall'
+  | 'approval'
+  | 'around'
+  | 'fold'
+  | 'serial'
+  | 'notify'
+  | 'awaited-notify'
+  | 'first-result';
 
 interface Turnish {
   readonly agent: AgentHandle;
@@ -129,17 +166,19 @@ export interface SeamMap {
     ctx: Turnish;
     result: ContinuationStop | undefined;
   };
+  'tools/prepare': { mode: 'fold'; ctx: PrepareContext; result: PrepareDecision | undefined };
   'tools/pre-execute': { mode: 'waterfall'; ctx: ToolExecution; result: PreToolDecision };
+  /** Answers an `ask` before the approval channel; `next()` falls through to the channel. */
+  'tools/approval': {
+    mode: 'approval';
+    ctx: { readonly exec: ToolExecution; readonly reason?: string };
+    result: ApprovalDecision;
+  };
   'tools/execute': { mode: 'around'; ctx: ToolExecution; result: ToolResult };
   'tools/post-execute': {
     mode: 'waterfall';
     ctx: { readonly exec: ToolExecution; readonly result: ToolResult };
     result: PostToolDecision;
-  };
-  'tools/approval': {
-    mode: 'waterfall';
-    ctx: { readonly exec: ToolExecution; readonly reason?: string };
-    result: ApprovalDecision;
   };
   'tools/result': {
     mode: 'notify';
@@ -196,9 +235,11 @@ export interface SeamMap {
     mode: 'notify';
     ctx: {
       readonly agentId?: string;
-      readonly seam: WaterfallSeamName;
+      readonly seam: DecidedSeamName;
       readonly decidedBy: string;
       readonly decision: JsonValue;
+      /** `tools/prepare` only: every rewrite applied, in order. */
+      readonly steps?: readonly PrepareStep[];
       readonly turn?: number;
       readonly callId?: string;
     };
@@ -218,6 +259,8 @@ type NamesOfMode<TMode extends SeamMode> = {
   [K in SeamName]: SeamMap[K]['mode'] extends TMode ? K : never;
 }[SeamName];
 export type WaterfallSeamName = NamesOfMode<'waterfall'>;
+/** Seams that report `seam/decided`: the waterfalls, `tools/approval` and the `tools/prepare` fold. */
+export type DecidedSeamName = WaterfallSeamName | 'tools/approval' | 'tools/prepare';
 export type SerialSeamName = NamesOfMode<'serial'>;
 export type NotifySeamName = NamesOfMode<'notify'>;
 
@@ -232,16 +275,23 @@ export type Listener<TName extends SeamName> = SeamMap[TName]['mode'] extends 'w
       ctx: SeamCtx<TName>,
       next: () => Promise<SeamResult<TName>>,
     ) => SeamResult<TName> | Promise<SeamResult<TName>>
-  : SeamMap[TName]['mode'] extends 'around'
+  : SeamMap[TName]['mode'] extends 'approval'
     ? (
         ctx: SeamCtx<TName>,
-        next: (options?: AroundNextOptions) => Promise<ToolResult>,
-      ) => ToolResult | Promise<ToolResult>
-    : SeamMap[TName]['mode'] extends 'first-result'
-      ? (ctx: SeamCtx<TName>) => SeamResult<TName> | Promise<SeamResult<TName>>
-      : SeamMap[TName]['mode'] extends 'notify'
-        ? (ctx: SeamCtx<TName>) => void | Promise<void>
-        : (ctx: SeamCtx<TName>) => void | Promise<void>;
+        next: () => Promise<ApprovalVerdict>,
+      ) => SeamResult<TName> | ApprovalVerdict | Promise<SeamResult<TName> | ApprovalVerdict>
+    : SeamMap[TName]['mode'] extends 'around'
+      ? (
+          ctx: SeamCtx<TName>,
+          next: (options?: AroundNextOptions) => Promise<ToolResult>,
+        ) => ToolResult | Promise<ToolResult>
+      : SeamMap[TName]['mode'] extends 'fold'
+        ? (ctx: SeamCtx<TName>) => SeamResult<TName> | void | Promise<SeamResult<TName> | void>
+        : SeamMap[TName]['mode'] extends 'first-result'
+          ? (ctx: SeamCtx<TName>) => SeamResult<TName> | Promise<SeamResult<TName>>
+          : SeamMap[TName]['mode'] extends 'notify'
+            ? (ctx: SeamCtx<TName>) => void | Promise<void>
+            : (ctx: SeamCtx<TName>) => void | Promise<void>;
 
 /** A guard denies with a reason string or abstains with `undefined`. Synchronous. */
 export type ToolGuard = (exec: ToolExecution) => string | undefined;
@@ -265,12 +315,15 @@ export interface ApprovalRequest {
   agent?: AgentHandle;
   toolName: string;
   callId: string;
+  /** The turn and step of an agent's call (model call ids repeat across steps). */
+  turn?: number;
+  step?: number;
   arguments: JsonValue;
   reason?: string;
   signal: AbortSignal;
 }
 export interface ApprovalChannel {
-  /** A plain outcome, or `{ outcome, reason?, remember? }` so a typed reason reaches the log and the model. */
+  /** A plain outcome, or `{ outcome, reason?, remember? }` so a reason reaches the log and the model. */
   request(question: ApprovalRequest): Promise<ApprovalAnswer>;
 }
 
@@ -298,6 +351,31 @@ export interface DispatchScope {
 }
 
 /**
+ * How a fold checks one rewrite before the next listener sees it (the tool layer supplies it: plain
+ * JSON, the tool's parameter schema); `value` is the detached, deep-frozen input to carry on.
+ */
+export type AcceptRewrite = (
+  rawArguments: JsonObject,
+) => { readonly ok: true; readonly value: JsonObject } | { readonly ok: false; readonly message: string };
+
+/** The outcome of a `tools/prepare` fold; a failure keeps the input and steps applied before it. */
+export type FoldOutcome =
+  | {
+      readonly ok: true;
+      readonly arguments: JsonObject;
+      readonly steps: readonly PrepareStep[];
+      /** The last listener that rewrote, or `'default'`. */
+      readonly decidedBy: string;
+    }
+  | {
+      readonly ok: false;
+      readonly arguments: JsonObject;
+      readonly steps: readonly PrepareStep[];
+      /** `INVALID_REWRITE` (the tool's schema refused it), `INVALID_DECISION` or `LISTENER_FAILED`. */
+      readonly error: SeamListenerError;
+    };
+
+/**
  * An immutable snapshot of the listeners for one agent, taken when a turn or call starts:
  * listeners added later take effect from the next snapshot.
  */
@@ -316,6 +394,15 @@ export interface SeamSet {
     core: (exec: ToolExecution) => Promise<ToolResult>,
     scope: DispatchScope,
   ): Promise<ToolResult>;
+  /**
+   * `tools/prepare`: listeners in order, each seeing the input so far; no `next()`. Listener failures
+   * are returned, not thrown; an abort between listeners rejects with `SeamAbortError`.
+   */
+  fold(
+    ctx: Omit<PrepareContext, 'arguments' | 'steps'>,
+    accept: AcceptRewrite,
+    scope: DispatchScope,
+  ): Promise<FoldOutcome>;
   /** Awaited listeners in order; a throw rejects (turn error). */
   serial<TName extends SerialSeamName>(name: TName, ctx: SeamCtx<TName>, scope: DispatchScope): Promise<void>;
   /** `agent/turn-stop`: first non-undefined return wins. */
@@ -330,6 +417,12 @@ export interface SeamSet {
     ctx: SeamCtx<'agent/session-start'>,
     scope: DispatchScope,
   ): Promise<void>;
+  /** `tools/approval`: the onion over `ask` (the channel, called only when the chain reaches it). */
+  approval(
+    ctx: SeamCtx<'tools/approval'>,
+    ask: () => Promise<ApprovalVerdict>,
+    scope: DispatchScope,
+  ): Promise<{ decision: ApprovalVerdict; decidedBy: string }>;
   /** Guards in order; the first denial wins; a throwing guard throws `SeamListenerError`. */
   guards(exec: ToolExecution): { denied: string; by: string } | undefined;
 }

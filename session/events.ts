@@ -3,6 +3,7 @@ import {
   ContentBlockSchema,
   JsonValueSchema,
   MessageSourceSchema,
+  RewriteRecordSchema,
   ToolErrorSchema,
 } from '../seams/schemas.js';
 
@@ -17,6 +18,7 @@ export const TurnEndReasonSchema = z.discriminatedUnion('kind', [
     stopReason: z.string().optional(),
   }),
   z.object({ kind: z.literal('max-tokens') }),
+  z.object({ kind: z.literal('max-steps'), steps: z.number().int().positive() }),
   z.object({ kind: z.literal('rejected'), reason: z.string() }),
   z.object({
     kind: z.literal('error'),
@@ -33,11 +35,24 @@ export type TurnEndReason = z.infer<typeof TurnEndReasonSchema>;
 export const FinishReasonSchema = z.enum(['stop', 'tool-calls', 'max-tokens']);
 export type FinishReason = z.infer<typeof FinishReasonSchema>;
 
+const tokens = z.number().int().nonnegative();
+
 export const UsageSchema = z.object({
-  inputTokens: z.number().optional(),
-  outputTokens: z.number().optional(),
+  inputTokens: tokens.optional(),
+  outputTokens: tokens.optional(),
+  reasoningTokens: tokens.optional(),
+  cachedInputTokens: tokens.optional(),
 });
 export type Usage = z.infer<typeof UsageSchema>;
+
+/** A sum of step usages: the two main counts are always present. */
+export const UsageTotalSchema = z.object({
+  inputTokens: tokens,
+  outputTokens: tokens,
+  reasoningTokens: tokens.optional(),
+  cachedInputTokens: tokens.optional(),
+});
+export type UsageTotal = z.infer<typeof UsageTotalSchema>;
 
 /** zod schema of each core event type's `data`. */
 export const coreEventSchemas = {
@@ -45,7 +60,7 @@ export const coreEventSchemas = {
     turn,
     trigger: z.object({ kind: z.enum(['message', 'injection']), source: MessageSourceSchema }),
   }),
-  'turn/end': z.object({ turn, reason: TurnEndReasonSchema }),
+  'turn/end': z.object({ turn, reason: TurnEndReasonSchema, usage: UsageTotalSchema.optional() }),
   'user/message': z.object({ content, source: MessageSourceSchema, meta: JsonValueSchema.optional() }),
   'prompt/blocked': z.object({ content, source: MessageSourceSchema, reason: z.string() }),
   'context/message': z.object({ content, source: MessageSourceSchema, meta: JsonValueSchema.optional() }),
@@ -64,7 +79,16 @@ export const coreEventSchemas = {
     finish: FinishReasonSchema,
     usage: UsageSchema.optional(),
   }),
-  'tool/call': z.object({ turn, step, callId: z.string(), name: z.string(), arguments: z.string() }),
+  // `arguments` is what runs; when a `tools/prepare` listener rewrote it, `original` is the model's text.
+  'tool/call': z.object({
+    turn,
+    step,
+    callId: z.string(),
+    name: z.string(),
+    arguments: z.string(),
+    original: z.string().optional(),
+    rewrites: z.array(RewriteRecordSchema).optional(),
+  }),
   'tool/result': z.object({
     turn,
     step,

@@ -15,6 +15,7 @@ export type {
   FinishReason,
   TurnEndReason,
   Usage,
+  UsageTotal,
 } from './events.js';
 export {
   coreEventSchemas,
@@ -24,6 +25,7 @@ export {
   StoredEventSchema,
   TurnEndReasonSchema,
   UsageSchema,
+  UsageTotalSchema,
 } from './events.js';
 export type {
   AcceptedStepContexts,
@@ -37,8 +39,6 @@ export type { SessionLogOptions } from './log.js';
 export { createSessionLog } from './log.js';
 export type { OpenPosition, RepairOptions, RepairResult } from './repair.js';
 export { repairEvents } from './repair.js';
-export type { RequestDeriver } from './request.js';
-export { createRequestDeriver, deriveMessages } from './request.js';
 export type { CreateJsonlStoreOptions, JsonlStore, OpenJsonlStoreOptions } from './stores/jsonl.js';
 export { createJsonlStore, openJsonlStore } from './stores/jsonl.js';
 export type { MemoryStoreOptions } from './stores/memory.js';
@@ -46,3 +46,4 @@ export { memoryStore } from './stores/memory.js';
 export type { JsonlLog } from './stores/readJsonlLog.js';
 export { readJsonlLog } from './stores/readJsonlLog.js';
 export type { LogEvent, SessionLog, SessionStore, Violation } from './types.js';
+export { addUsage, sumUsage } from './usage.js';

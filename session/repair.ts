@@ -1,6 +1,7 @@
 import type { ToolCallBlock } from '../seams/schemas.js';
 import type { LogEvent } from '../seams/types.js';
 import type { CoreEventData, CoreEventDraft, TurnEndReason } from './events.js';
+import { sumUsage } from './usage.js';
 
 /** Where the log was open when it stopped: the turn and its last step (0 before step 1). */
 export interface OpenPosition {
@@ -109,13 +110,17 @@ export function repairEvents(events: readonly LogEvent[], options: RepairOptions
     typeof options.reason === 'function'
       ? options.reason(position)
       : (options.reason ?? { kind: 'interrupted' });
-  drafts.push({ type: 'turn/end', data: { turn, reason } });
+  // The usage the turn's steps reported still counts (invariant 14).
+  const usage = sumUsage(events, open.start);
+  drafts.push({ type: 'turn/end', data: usage === undefined ? { turn, reason } : { turn, reason, usage } });
   repairs.push(`turn/end (turn ${turn}): closed the open turn as ${reason.kind}`);
   return { events: drafts, repairs };
 }
 
 interface OpenTurn {
   readonly turn: number;
+  /** Index of its `turn/start`. */
+  readonly start: number;
   readonly lastStep: number;
   readonly openStep: { readonly step: number; readonly from: number } | undefined;
 }
@@ -144,5 +149,5 @@ function findOpenTurn(events: readonly LogEvent[]): OpenTurn | undefined {
       openStep = undefined;
     }
   }
-  return { turn, lastStep, openStep };
+  return { turn, start, lastStep, openStep };
 }

@@ -1,6 +1,6 @@
-import type { AgentOptions } from '../machines/agentOptions.js';
-import { type Agent, createAgent } from '../machines/createAgent.js';
-import { createToolRegistry } from '../machines/standalone.js';
+import { type Agent, createAgent } from '../machines/agent/createAgent.js';
+import type { AgentOptions } from '../machines/agent/options.js';
+import { createToolRegistry } from '../machines/toolCall/createToolRegistry.js';
 import { type ScriptedModel, type ScriptStep, scriptedModel } from '../model/index.js';
 import { createSeams } from '../seams/index.js';
 import type { SeamPlugin, Seams } from '../seams/types.js';

@@ -1,7 +1,20 @@
 import { z } from 'zod';
 import { describeReceived } from '../seams/describe.js';
 import type { JsonValue } from '../seams/schemas.js';
-import type { ToolDefinition, ToolDefinitionInput } from './types.js';
+import { type ToolDefinition, type ToolDefinitionInput, type ToolKind, toolBrand } from './types.js';
+
+const toolKinds: readonly ToolKind[] = [
+  'read',
+  'edit',
+  'delete',
+  'move',
+  'search',
+  'execute',
+  'think',
+  'fetch',
+  'switch_mode',
+  'other',
+];
 
 // The name rule of the OpenAI and Anthropic function-calling APIs.
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
@@ -61,6 +74,14 @@ export function defineTool<TArgs, TValue extends JsonValue = JsonValue>(
     'output',
     name,
   );
+  checkOptional(
+    tool,
+    'kind',
+    (v) => toolKinds.includes(v as ToolKind),
+    `one of ${toolKinds.join(', ')}`,
+    'kind',
+    name,
+  );
   const output = tool.output as Record<string, unknown> | undefined;
   if (output) {
     checkOptional(output, 'schema', isZodSchema, 'a zod schema', 'output.schema', name);
@@ -69,14 +90,14 @@ export function defineTool<TArgs, TValue extends JsonValue = JsonValue>(
   return Object.freeze({
     ...rawTool,
     ...(output ? { output: Object.freeze({ ...output }) } : {}),
-    kind: 'seamchart/tool',
+    [toolBrand]: true,
   }) as ToolDefinition<TArgs, TValue>;
 }
 
 /** Whether a value was made by `defineTool` (the registry refuses anything else). */
 export function isToolDefinition(value: unknown): value is ToolDefinition {
   return (
-    value !== null && typeof value === 'object' && (value as { kind?: unknown }).kind === 'seamchart/tool'
+    value !== null && typeof value === 'object' && (value as { [toolBrand]?: unknown })[toolBrand] === true
   );
 }
 

@@ -1,34 +1,49 @@
-import { mkdir, readFile, realpath, stat, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import picomatch from 'picomatch';
 import { glob } from 'tinyglobby';
 import { z } from 'zod';
 import { defineTool } from './defineTool.js';
+import { MAX_EDIT_BYTES, openConfined, readCapped, rewrite } from './demoFiles.js';
 import { runShell } from './demoShell.js';
 import { withEnvFiles } from './envFiles.js';
 import type { ToolDefinition } from './types.js';
 
 export interface DemoToolsOptions {
-  /** The scratch directory every tool is confined to. */
+  /** The scratch directory Read, Write and Edit are confined to, and Bash's working directory. */
   root: string;
   /** Bash's default timeout (default 30 s). */
   bashTimeoutMs?: number;
 }
 
 /**
- * The demo toolset with Claude Code's tool names and input fields: Bash, Read, Write, Edit, Glob, Grep,
- * confined to `root` (a path outside it is a tool error). Bash sources the agent's shell env files
- * (`exec.env`) before each command. Read, Glob and Grep run in parallel; Bash, Write and Edit are exclusive.
+ * The demo toolset, with Claude Code's tool names and input fields (`file_path`, `old_string`, …):
+ * Bash, Read, Write, Edit, Glob, Grep. Read, Glob and Grep run in parallel; Bash, Write and Edit are
+ * exclusive. Bash sources the agent's shell env files (`exec.env`, written by SessionStart hooks
+ * through `CLAUDE_ENV_FILE`) before each command.
+ *
+ * What is confined: the paths Read, Write, Edit, Glob and Grep are given (Glob and Grep do not
+ * follow symbolic links, and Grep reads each file as Read does). A path resolving outside `root`
+ * (also through a symlinked directory), a final symlink that does not resolve inside `root`, a
+ * file with more than one hard link, and anything that is not a regular file (FIFO, device,
+ * socket, directory — refused without blocking) are tool errors. Read shows at most 256 KiB;
+ * Bash keeps the last 64 KiB of stdout and stderr.
+ *
+ * What is NOT confined: **Bash is not a sandbox.** It runs `sh -c` with this process's user,
+ * environment, files and network, starting in `root`; the model can read, write or delete
+ * anything that user can. Bash only guarantees that it ends: a default timeout (30 s), and the
+ * command's process group and the descendants it can find are killed when the shell exits, on
+ * timeout and on cancel. The path checks are also not proof against another process swapping
+ * path components between the check and the open. Run the demo in a throwaway container or VM.
  * @example for (const tool of createDemoTools({ root: '/tmp/scratch' })) tools.register(tool);
  */
 export function createDemoTools(options: DemoToolsOptions): ToolDefinition[] {
   const root = path.resolve(options.root);
   const bashTimeoutMs = options.bashTimeoutMs ?? 30_000;
-  const resolveInside = (rawPath: string): Promise<string> => confine(root, rawPath);
 
   const bash = defineTool({
     name: 'Bash',
-    description: `Run a shell command (sh -c) in the scratch directory ${root}. Returns exit code, stdout and stderr.`,
+    description: `Run a shell command (sh -c) starting in the scratch directory ${root} (not a sandbox). Returns exit code, stdout and stderr (last 64 KiB each); background processes are killed when the command exits.`,
     // Claude Code's Bash input: `timeout` in milliseconds (at most 10 minutes), `description` for people.
     parameters: z.object({
       command: z.string().min(1),
@@ -50,18 +65,20 @@ export function createDemoTools(options: DemoToolsOptions): ToolDefinition[] {
   const read = defineTool({
     name: 'Read',
     description:
-      'Read a UTF-8 text file inside the scratch directory; `offset` (1-based line) and `limit` (lines) select part of it.',
+      'Read a UTF-8 text file inside the scratch directory (at most the first 256 KiB); `offset` (1-based line) and `limit` (lines) select part of it.',
     parameters: z.object({
       file_path: z.string().min(1),
       offset: z.number().int().positive().optional(),
       limit: z.number().int().positive().optional(),
     }),
     execute: async ({ file_path: rawPath, offset, limit }) => {
-      const text = await readFile(await resolveInside(rawPath), 'utf8');
+      const text = await readConfined(rawPath);
       if (offset === undefined && limit === undefined) return text;
-      const lines = text.split('\n');
       const start = (offset ?? 1) - 1;
-      return lines.slice(start, limit === undefined ? undefined : start + limit).join('\n');
+      return text
+        .split('\n')
+        .slice(start, limit === undefined ? undefined : start + limit)
+        .join('\n');
     },
     concurrency: 'parallel',
   });
@@ -71,10 +88,13 @@ export function createDemoTools(options: DemoToolsOptions): ToolDefinition[] {
     description: 'Create or overwrite a UTF-8 text file inside the scratch directory.',
     parameters: z.object({ file_path: z.string().min(1), content: z.string() }),
     execute: async ({ file_path: rawPath, content }) => {
-      const file = await resolveInside(rawPath);
-      await mkdir(path.dirname(file), { recursive: true });
-      await writeFile(file, content, 'utf8');
-      return `Wrote ${Buffer.byteLength(content)} bytes to ${path.relative(root, file)}`;
+      const { handle, relative } = await openConfined(root, rawPath, 'write');
+      try {
+        await rewrite(handle, content);
+      } finally {
+        await handle.close();
+      }
+      return `Wrote ${Buffer.byteLength(content)} bytes to ${relative}`;
     },
     concurrency: 'exclusive',
   });
@@ -90,26 +110,45 @@ export function createDemoTools(options: DemoToolsOptions): ToolDefinition[] {
       replace_all: z.boolean().optional(),
     }),
     execute: async ({ file_path: rawPath, old_string: old, new_string: replacement, replace_all }) => {
-      const file = await resolveInside(rawPath);
-      const text = await readFile(file, 'utf8');
-      const count = text.split(old).length - 1;
-      if (count === 0 || (count > 1 && replace_all !== true))
-        throw new Error(`Expected \`old_string\` to occur exactly once in ${rawPath}, found ${count}`);
-      await writeFile(file, text.split(old).join(replacement), 'utf8');
-      return `Edited ${path.relative(root, file)}`;
+      const { handle } = await openConfined(root, rawPath, 'edit');
+      try {
+        const { size } = await handle.stat();
+        if (size > MAX_EDIT_BYTES)
+          throw new Error(`File ${rawPath} is ${size} bytes; Edit handles at most ${MAX_EDIT_BYTES}`);
+        const text = await handle.readFile('utf8');
+        const count = text.split(old).length - 1;
+        if (count === 0 || (count > 1 && replace_all !== true))
+          throw new Error(`Expected \`old_string\` to occur exactly once in ${rawPath}, found ${count}`);
+        await rewrite(handle, text.split(old).join(replacement));
+      } finally {
+        await handle.close();
+      }
+      return `Edited ${rawPath}`;
     },
     concurrency: 'exclusive',
   });
 
-  // Files under `dir` matching `pattern`, relative to the root, sorted; symlinks are not followed.
-  const findFiles = async (pattern: string, dir: string | undefined): Promise<string[]> => {
-    const base = await resolveInside(dir ?? '.');
-    const found = await glob(pattern, { cwd: base, onlyFiles: true, followSymbolicLinks: false, dot: false });
-    const inside = found
+  async function readConfined(rawPath: string): Promise<string> {
+    const { handle } = await openConfined(root, rawPath, 'read');
+    try {
+      return await readCapped(handle);
+    } finally {
+      await handle.close();
+    }
+  }
+
+  // Files under `dir` matching `pattern`, relative to the root, sorted; symbolic links are not followed.
+  async function findFiles(pattern: string, dir: string | undefined): Promise<string[]> {
+    const base = path.resolve(root, dir ?? '.');
+    const inside = path.relative(root, base);
+    if (inside.startsWith('..') || path.isAbsolute(inside))
+      throw new Error(`Path "${dir}" is outside the scratch directory ${root}`);
+    const found = await glob(pattern, { cwd: base, onlyFiles: true, followSymbolicLinks: false });
+    return found
       .map((file) => path.relative(root, path.join(base, file)))
-      .filter((file) => !file.startsWith('..') && !path.isAbsolute(file));
-    return inside.sort();
-  };
+      .filter((file) => !file.startsWith('..') && !path.isAbsolute(file))
+      .sort();
+  }
 
   const globTool = defineTool({
     name: 'Glob',
@@ -133,11 +172,11 @@ export function createDemoTools(options: DemoToolsOptions): ToolDefinition[] {
       const keep = filter === undefined ? () => true : picomatch(filter, { basename: true });
       const lines: string[] = [];
       for (const file of await findFiles('**/*', dir)) {
+        if (lines.length >= MAX_GREP_LINES) break;
         if (!keep(file)) continue;
-        const absolute = path.join(root, file);
-        if ((await stat(absolute)).size > MAX_GREP_FILE_BYTES) continue;
-        const text = await readFile(absolute, 'utf8');
-        text.split('\n').forEach((line, index) => {
+        // A file Read would refuse (a FIFO, a hard link from outside…) is skipped, not searched.
+        const text = await readConfined(file).catch(() => undefined);
+        text?.split('\n').forEach((line, index) => {
           if (lines.length < MAX_GREP_LINES && regexp.test(line)) lines.push(`${file}:${index + 1}:${line}`);
         });
       }
@@ -149,30 +188,4 @@ export function createDemoTools(options: DemoToolsOptions): ToolDefinition[] {
   return [bash, read, write, edit, globTool, grep];
 }
 
-const MAX_GREP_FILE_BYTES = 1024 * 1024;
 const MAX_GREP_LINES = 500;
-
-// Resolves symlinks of the deepest existing ancestor, so a link pointing outside cannot escape.
-async function confine(root: string, rawPath: string): Promise<string> {
-  const realRoot = await realpath(root).catch(() => root);
-  const candidate = path.resolve(realRoot, rawPath);
-  let existing = candidate;
-  let rest = '';
-  for (;;) {
-    try {
-      existing = await realpath(existing);
-      break;
-    } catch {
-      const parent = path.dirname(existing);
-      if (parent === existing) break;
-      rest = path.join(path.basename(existing), rest);
-      existing = parent;
-    }
-  }
-  const resolved = path.join(existing, rest);
-  const relative = path.relative(realRoot, resolved);
-  if (relative.startsWith('..') || path.isAbsolute(relative)) {
-    throw new Error(`Path "${rawPath}" is outside the scratch directory ${root}`);
-  }
-  return resolved;
-}

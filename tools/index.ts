@@ -1,9 +1,3 @@
-export {
-  type ApprovalAsk,
-  type ApprovalRefusalKind,
-  type ApprovalVerdict,
-  decideApproval,
-} from './approval.js';
 export { defineTool, isToolDefinition } from './defineTool.js';
 export { createDemoTools, type DemoToolsOptions } from './demo.js';
 export { type CoreDispatchOptions, createCoreDispatch } from './dispatch.js';
@@ -13,6 +7,14 @@ export { deepFreezeJson, formatJsonFailure, type JsonSnapshot, snapshotJson } fr
 export { parseToolArgs, renderDefault, renderToolValue } from './output.js';
 export * as plugins from './plugins/index.js';
 export { type AppliedPostDecision, applyPostDecision } from './postDecision.js';
+export {
+  createRewriteCheck,
+  describeToolCallRecord,
+  isPreparable,
+  type PrepareOutcome,
+  prepareToolInput,
+  type ToolCallRecord,
+} from './prepare.js';
 export { createToolRegistryCore, describeTool } from './registry.js';
 export {
   createFailureResult,
@@ -23,11 +25,15 @@ export {
 } from './results.js';
 export {
   type ContentFinalizer,
+  type DetachedCall,
   definitionAtSeal,
+  detachToolCall,
+  type PreparedInput,
   parseToolArguments,
   type RawToolCall,
   type SealedCall,
   sealExecution,
+  sealToolCall,
 } from './seal.js';
-export { eitherSignal } from './signals.js';
+export { AbortFanout, eitherSignal, fanoutOf, type LinkedSignal, linkSignals } from './signals.js';
 export type * from './types.js';

@@ -10,6 +10,19 @@ import type {
   ToolRunContext,
 } from '../seams/types.js';
 
+/** What a tool does, for clients that pick an icon (the Agent Client Protocol's tool kinds). */
+export type ToolKind =
+  | 'read'
+  | 'edit'
+  | 'delete'
+  | 'move'
+  | 'search'
+  | 'execute'
+  | 'think'
+  | 'fetch'
+  | 'switch_mode'
+  | 'other';
+
 export type Concurrency = 'exclusive' | 'parallel' | ((args: JsonValue) => boolean);
 
 export interface ToolOutput<TValue extends JsonValue = JsonValue, TArgs = unknown> {
@@ -28,13 +41,18 @@ export interface ToolDefinitionInput<TArgs = any, TValue extends JsonValue = Jso
   finalizeContent?(exec: ToolExecution, result: ToolResult): ContentBlock[] | undefined;
   concurrency?: Concurrency;
   timeoutMs?: number;
+  /** What the tool does (an ACP editor's icon); `'other'` when absent. */
+  kind?: ToolKind;
 }
 
 /** A validated, frozen tool definition (what `defineTool` returns). */
 export interface ToolDefinition<TArgs = any, TValue extends JsonValue = JsonValue>
   extends Readonly<ToolDefinitionInput<TArgs, TValue>> {
-  readonly kind: 'seamchart/tool';
+  readonly [toolBrand]: true;
 }
+
+/** Marks objects made by `defineTool` (a symbol, so it never clashes with a definition field). */
+export const toolBrand: unique symbol = Symbol.for('seamchart.tool');
 
 export interface ToolCallRequest {
   name: string;

@@ -6,12 +6,14 @@ import { checkContiguousSeq } from './contiguousSeq.js';
 import { readEntries } from './entries.js';
 import { checkInjectionTurnShape } from './injectionTurnShape.js';
 import { checkOneSendOneTurn } from './oneSendOneTurn.js';
+import { checkRewriteRecord } from './rewriteRecord.js';
 import { type CheckedLog, segmentTurns } from './segment.js';
 import { type AcceptedStepContexts, checkStepContexts } from './stepContexts.js';
 import { checkSteps } from './steps.js';
 import { checkTerminalStop } from './terminalStop.js';
 import { checkToolPairing } from './toolPairing.js';
 import { checkTurnEnclosure } from './turnEnclosure.js';
+import { checkTurnEndTotals } from './turnEndTotals.js';
 
 export type { LedgerNotification, LedgerOptions } from './ledger.js';
 export { checkLedger } from './ledger.js';
@@ -34,10 +36,12 @@ const predicates: readonly ((log: CheckedLog) => Violation[])[] = [
   checkOneSendOneTurn,
   checkInjectionTurnShape,
   checkTerminalStop,
+  checkRewriteRecord,
+  checkTurnEndTotals,
 ];
 
 /**
- * Checks a log at rest against the invariants of log.md (1–9 and 11; 10 is `checkLedger`).
+ * Checks a log at rest against the invariants of log.md (1–9, 11, 13 and 14; 10 is `checkLedger`).
  * Violations come sorted by seq (log-wide ones, without a seq, last).
  * @param events the session log's events
  * @param options what the caller knows was accepted during steps (invariant 7)

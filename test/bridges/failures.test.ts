@@ -4,6 +4,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { claudeCodeHooks } from '../../bridges/index.js';
 import { main } from '../../cli/main.js';
 import { createSeams } from '../../seams/index.js';
+import { captureIO } from '../e2e/support/captureIO.js';
 import { createHookAgent, hooksConfig, textOf, useScratchSessions } from './harness.js';
 
 describe('failures are visible', () => {
@@ -40,22 +41,14 @@ describe('failures are visible', () => {
     );
     const script = path.join(cwd, 'script.json');
     await writeFile(script, JSON.stringify([{ text: 'hi' }]));
-    const stderr: string[] = [];
-    vi.spyOn(process.stderr, 'write').mockImplementation((chunk) => {
-      stderr.push(String(chunk));
-      return true;
-    });
-    try {
-      const code = await main(
-        ['run', 'hello', '--model', `scripted:${script}`, '--cwd', cwd, '--claude-settings', settings],
-        () => {},
-      );
-      expect(code).toBe(0);
-    } finally {
-      vi.restoreAllMocks();
-    }
-    expect(stderr.join('')).toMatch(
-      /error \(claude-code-hooks\): SessionStart hook claude-code:SessionStart:0:0 \(\.\/missing-hook\.sh\) failed \(exit 127\)/,
+    const io = captureIO();
+    const code = await main(
+      ['run', 'hello', '--model', `scripted:${script}`, '--cwd', cwd, '--claude-settings', settings],
+      io,
+    );
+    expect(code).toBe(0);
+    expect(io.out() + io.err()).toMatch(
+      /claude-code-hooks.*SessionStart hook claude-code:SessionStart:0:0 \(\.\/missing-hook\.sh\) failed \(exit 127\)/,
     );
   });
 

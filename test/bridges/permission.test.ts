@@ -97,16 +97,10 @@ describe('PermissionRequest hooks on tools/approval', () => {
     await run.finish();
   });
 
-  it('an approval channel may answer with an object: the typed reason reaches the model; remember "tool" answers later asks', async () => {
+  it('an approval channel may answer with an object: the typed reason reaches the model', async () => {
     const cwd = await session();
-    const asked: string[] = [];
     const approval: ApprovalChannel = {
-      request: async (question) => {
-        asked.push(String((question.arguments as { command: string }).command));
-        return asked.length === 1
-          ? { outcome: 'rejected', reason: 'not on a Friday' }
-          : { outcome: 'allowed-once', remember: 'tool' };
-      },
+      request: async () => ({ outcome: 'rejected', reason: 'not on a Friday' }),
     };
     const run = createHookAgent({
       bridges: [
@@ -118,20 +112,12 @@ describe('PermissionRequest hooks on tools/approval', () => {
       ],
       cwd,
       approval,
-      script: [
-        { toolCalls: [bash('c1', 'deploy')] },
-        { toolCalls: [bash('c2', 'build')] },
-        { toolCalls: [bash('c3', 'test')] },
-        { text: 'ok' },
-      ],
+      script: [{ toolCalls: [bash('c1', 'deploy')] }, { text: 'ok' }],
     });
     await run.send('go');
-    expect(asked).toEqual(['deploy', 'build']);
-    expect(run.ran).toEqual(['Bash:build', 'Bash:test']);
+    expect(run.ran).toEqual([]);
     const first = run.data<{ content: unknown }>('tool/result')[0];
-    expect(textOf(first?.content as never)).toBe(
-      'Error: Approval for tool "Bash" was rejected: not on a Friday',
-    );
+    expect(textOf(first?.content as never)).toContain('not on a Friday');
     await run.finish();
   });
 });

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { claudeCodeHooks, HookConfigError } from '../../bridges/index.js';
 import { main } from '../../cli/main.js';
+import { captureIO } from '../e2e/support/captureIO.js';
 import { createHookAgent, FIXTURES, requestTexts, useScratchSessions } from './harness.js';
 
 const PLUGIN = path.join(FIXTURES, 'plugins', 'env-guard');
@@ -59,7 +60,6 @@ describe('Claude Code plugins', () => {
   it('H13 `seamchart run --claude-plugin DIR` loads the plugin and its hooks run', async () => {
     const cwd = await session();
     vi.stubEnv('XDG_DATA_HOME', path.join(cwd, 'xdg'));
-    vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
     try {
       const script = path.join(cwd, 'script.json');
       await writeFile(
@@ -69,7 +69,7 @@ describe('Claude Code plugins', () => {
           { text: 'ok' },
         ]),
       );
-      const lines: string[] = [];
+      const io = captureIO();
       const code = await main(
         [
           'run',
@@ -83,16 +83,16 @@ describe('Claude Code plugins', () => {
           '--claude-plugin',
           PLUGIN,
         ],
-        (line) => lines.push(line),
+        io,
       );
+      expect(io.err()).toBe('');
       expect(code).toBe(0);
       const data = path.join(cwd, 'xdg', 'seamchart', 'plugins', 'env-guard');
       expect(await readFile(path.join(data, 'sessions.log'), 'utf8')).toContain(`root=${PLUGIN}\n`);
       expect(await readFile(path.join(data, 'decisions.log'), 'utf8')).toBe('Write .env deny\n');
-      expect(lines.join('\n')).toContain('claude-code:PreToolUse:0:0 [Write|Edit]');
+      expect(io.out()).toContain('claude-code:PreToolUse:0:0 [Write|Edit]');
     } finally {
       vi.unstubAllEnvs();
-      vi.restoreAllMocks();
     }
   });
 

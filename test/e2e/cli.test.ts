@@ -3,26 +3,22 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../../cli/main.js';
 import { checkInvariants, readJsonlLog } from '../../session/index.js';
+import { captureIO } from './support/captureIO.js';
 
 const run = promisify(execFile);
 const root = path.resolve(import.meta.dirname, '../..');
 
 let dir: string;
-let lines: string[];
-const write = (line: string): void => {
-  lines.push(line);
-};
+let io: ReturnType<typeof captureIO>;
 
 beforeEach(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'seamchart-cli-'));
-  lines = [];
-  vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+  io = captureIO();
 });
 afterEach(async () => {
-  vi.restoreAllMocks();
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -50,9 +46,9 @@ describe('seamchart CLI', () => {
       line(2, 'turn/end', { turn: 1, reason: { kind: 'aborted' } }),
     ].join('\n');
     await writeFile(file, `${body}\n`);
-    const code = await main(['log', file, '--check'], write);
+    const code = await main(['log', file, '--check'], io);
     expect(code).toBe(1);
-    expect(lines.join('\n')).toMatch(/invariant 2 turn-enclosure violated at seq 0/);
+    expect(io.out()).toMatch(/invariant 2 turn-enclosure violated at seq 0/);
   });
 
   it('G03 log --check exits 0 and prints the events of a valid log', async () => {
@@ -68,16 +64,16 @@ describe('seamchart CLI', () => {
       line(2, 'turn/end', { turn: 1, reason: { kind: 'rejected', reason: 'no' } }),
     ].join('\n');
     await writeFile(file, `${body}\n`);
-    expect(await main(['log', file, '--check'], write)).toBe(0);
-    expect(lines).toContain('invariants: ok');
-    expect(lines.some((l) => l.includes('prompt/blocked rm — no'))).toBe(true);
+    expect(await main(['log', file, '--check'], io)).toBe(0);
+    expect(io.lines()).toContain('invariants: ok');
+    expect(io.lines().some((l) => l.includes('prompt/blocked rm — no'))).toBe(true);
   });
 
   it('log on a file with a malformed middle line exits 2 and leaves the file untouched', async () => {
     const file = path.join(dir, 'torn.jsonl');
     const body = `${[header(), '{not json', line(1, 'turn/start', {})].join('\n')}\n`;
     await writeFile(file, body);
-    expect(await main(['log', file], write)).toBe(2);
+    expect(await main(['log', file], io)).toBe(2);
     expect(await readFile(file, 'utf8')).toBe(body);
   });
 
@@ -85,8 +81,8 @@ describe('seamchart CLI', () => {
     const file = path.join(dir, 'crash.jsonl');
     const body = `${[header(), line(0, 'turn/start', { turn: 1, trigger: { kind: 'message', source: { kind: 'user' } } }), '{"seq":1,"ty'].join('\n')}`;
     await writeFile(file, body);
-    expect(await main(['log', file, '--check'], write)).toBe(0);
-    expect(lines.some((l) => l.startsWith('repaired in memory'))).toBe(true);
+    expect(await main(['log', file, '--check'], io)).toBe(0);
+    expect(io.lines().some((l) => l.startsWith('repaired in memory'))).toBe(true);
     expect(await readFile(file, 'utf8')).toBe(body);
   });
 
@@ -95,7 +91,7 @@ describe('seamchart CLI', () => {
     const model = await script([{ text: 'one' }, { text: 'two' }]);
     const code = await main(
       ['run', 'hello', 'there', '--prompt', 'again', '--model', `scripted:${model}`, '--session', session],
-      write,
+      io,
     );
     expect(code).toBe(0);
     const { events } = await readJsonlLog(session);
@@ -110,7 +106,7 @@ describe('seamchart CLI', () => {
     const session = path.join(dir, 'session.jsonl');
     await main(
       ['run', 'first', '--model', `scripted:${await script([{ text: 'a' }])}`, '--session', session],
-      write,
+      io,
     );
     const code = await main(
       [
@@ -122,7 +118,7 @@ describe('seamchart CLI', () => {
         session,
         '--resume',
       ],
-      write,
+      io,
     );
     expect(code).toBe(0);
     const { events } = await readJsonlLog(session);
@@ -133,22 +129,20 @@ describe('seamchart CLI', () => {
 
   it('run exits 1 when a turn ends in error', async () => {
     const model = await script([{ error: { message: 'overloaded', code: 'RATE_LIMIT' } }]);
-    expect(await main(['run', 'hi', '--model', `scripted:${model}`], write)).toBe(1);
+    expect(await main(['run', 'hi', '--model', `scripted:${model}`], io)).toBe(1);
   });
 
   it('bad input exits 2 with one line and writes nothing', async () => {
     const session = path.join(dir, 'never.jsonl');
-    expect(await main(['run', 'hi', '--nope'], write)).toBe(2);
+    expect(await main(['run', 'hi', '--nope'], io)).toBe(2);
     expect(
       await main(
         ['run', 'hi', '--model', `scripted:${path.join(dir, 'missing.json')}`, '--session', session],
-        write,
+        io,
       ),
     ).toBe(2);
-    expect(await main(['run', 'hi', '--model', `scripted:${await script([{ nonsense: 1 }])}`], write)).toBe(
-      2,
-    );
-    expect(await main(['frobnicate'], write)).toBe(2);
+    expect(await main(['run', 'hi', '--model', `scripted:${await script([{ nonsense: 1 }])}`], io)).toBe(2);
+    expect(await main(['frobnicate'], io)).toBe(2);
     await expect(readFile(session)).rejects.toThrow();
   });
 });
@@ -161,15 +155,14 @@ describe('seamchart run with hooks and inspection', () => {
       JSON.stringify({ hooks: { PreToolUse: [{ hooks: [{ type: 'command', command: 42 }] }] } }),
     );
     const session = path.join(dir, 'session.jsonl');
-    const stderr = vi.mocked(process.stderr.write);
     const model = await script([{ text: 'hi' }]);
     expect(
       await main(
         ['run', 'hi', '--model', `scripted:${model}`, '--claude-settings', settings, '--session', session],
-        write,
+        io,
       ),
     ).toBe(2);
-    expect(String(stderr.mock.calls.at(-1)?.[0])).toMatch(/hooks\.PreToolUse\[0\]\.hooks\[0\]\.command/);
+    expect(io.err()).toMatch(/hooks\.PreToolUse\[0\]\.hooks\[0\]\.command/);
     await expect(readFile(session)).rejects.toThrow();
   });
 
@@ -203,7 +196,7 @@ describe('seamchart run with hooks and inspection', () => {
         '--session',
         session,
       ],
-      write,
+      io,
     );
     expect(code).toBe(0);
     const { events } = await readJsonlLog(session);
@@ -220,7 +213,7 @@ describe('seamchart run with hooks and inspection', () => {
   it('--inspect-log writes self-describing XState inspection events as JSONL', async () => {
     const file = path.join(dir, 'inspect.jsonl');
     const model = await script([{ text: 'hi' }]);
-    expect(await main(['run', 'hi', '--model', `scripted:${model}`, '--inspect-log', file], write)).toBe(0);
+    expect(await main(['run', 'hi', '--model', `scripted:${model}`, '--inspect-log', file], io)).toBe(0);
     const records = (await readFile(file, 'utf8'))
       .trim()
       .split('\n')
@@ -233,8 +226,8 @@ describe('seamchart run with hooks and inspection', () => {
 
 describe('seamchart visualize', () => {
   it('prints the Mermaid diagram of one machine with its states', async () => {
-    expect(await main(['visualize', '--machine', 'toolCall'], write)).toBe(0);
-    const text = lines.join('\n');
+    expect(await main(['visualize', '--machine', 'toolCall'], io)).toBe(0);
+    const text = io.out();
     expect(text.startsWith('stateDiagram-v2')).toBe(true);
     for (const state of [
       'sealing',
@@ -254,15 +247,15 @@ describe('seamchart visualize', () => {
 
   it('writes one file per machine into --out', async () => {
     const out = path.join(dir, 'diagrams');
-    expect(await main(['visualize', '--format', 'dot', '--out', out], write)).toBe(0);
+    expect(await main(['visualize', '--format', 'dot', '--out', out], io)).toBe(0);
     for (const name of ['agent', 'turn', 'toolBatch', 'toolCall']) {
       expect(await readFile(path.join(out, `${name}.dot`), 'utf8')).toMatch(/^digraph/);
     }
   });
 
   it('an unknown machine or format exits 2', async () => {
-    expect(await main(['visualize', '--machine', 'nope'], write)).toBe(2);
-    expect(await main(['visualize', '--format', 'png'], write)).toBe(2);
+    expect(await main(['visualize', '--machine', 'nope'], io)).toBe(2);
+    expect(await main(['visualize', '--format', 'png'], io)).toBe(2);
   });
 });
 
@@ -274,14 +267,19 @@ describe('npm start', () => {
     });
     const out = stdout.trim().split('\n');
     expect(out.at(-1)).toBe('invariants: ok');
-    // The Claude Code PreToolUse hook blocks the destructive Bash call with its stderr as the reason.
-    expect(stdout).toMatch(/tool\/result c2 error DENIED: Error: blocked by hook: rm -rf/);
+    // The demo prints through the transcript renderer of `seamchart run`, not an event dump.
+    expect(stdout).toContain('❯ Tidy up the scratch directory (answer briefly)');
+    expect(stdout).not.toMatch(/tool\/result|assistant\/message/);
+    // The Claude Code PreToolUse hook blocks the destructive Bash call; the transcript says who decided.
+    expect(stdout).toMatch(
+      /● Bash\(rm -rf \.\/\*\)\n.*\n\s+⎿ denied by claude-code-hooks\.PreToolUse: blocked by hook: rm -rf/,
+    );
     // The native plugin rewrote the prompt and is named as the decider.
-    expect(stdout).toMatch(/agent\/prompt-submit decided by brief-answers\.rewritePrompt/);
-    // The PostToolUse hook's context lands after the batch's last result, before step/end.
-    expect(stdout).toMatch(/tool\/result c2 [^\n]*\n\s+\d+ context\/message hook: say which file changed/);
+    expect(stdout).toMatch(/agent\/prompt-submit: allow, decided by brief-answers\.rewritePrompt/);
+    // The PostToolUse hook's context lands after the batch's last result.
+    expect(stdout).toMatch(/⎿ denied by [^\n]*\n\s+↳ PostToolUse hook adds: hook: say which file changed/);
     // The Stop hook continues exactly once.
-    expect(stdout.match(/steering\/message before stopping/g)).toHaveLength(1);
-    expect(stdout).toMatch(/turn\/end #1 \{"kind":"completed"\}/);
+    expect(stdout.match(/Stop hook steers: before stopping/g)).toHaveLength(1);
+    expect(stdout).toMatch(/── turn 1 completed · 4 steps/);
   }, 60_000);
 });

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { assign } from 'xstate';
+import { openTurnInput } from '../../machines/agent/actors.js';
+import type { AgentContext, AgentMachineServices } from '../../machines/agent/types.js';
 import type { agentMachine } from '../../machines/agent.js';
-import { openTurnInput } from '../../machines/agentTurns.js';
-import type { AgentContext, AgentMachineServices } from '../../machines/agentTypes.js';
 import { checkInvariants, checkLedger, formatViolation } from '../../session/index.js';
 import { describePath } from '../../testing/index.js';
 import { agentPaths, executeAgentPath } from './support/agentPaths.js';

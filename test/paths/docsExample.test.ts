@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createAgent } from '../../machines/createAgent.js';
-import { createToolRegistry } from '../../machines/standalone.js';
+import { createAgent } from '../../machines/agent/createAgent.js';
+import { createToolRegistry } from '../../machines/toolCall/createToolRegistry.js';
 import { scriptedModel } from '../../model/index.js';
 import { createSeams } from '../../seams/index.js';
 import type { PreToolDecision } from '../../seams/schemas.js';

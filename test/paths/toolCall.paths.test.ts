@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { type AnyMachineSnapshot, createActor, toPromise } from 'xstate';
 import { z } from 'zod';
-import { toolCalls } from '../../machines/callTable.js';
-import { ScopeTable } from '../../machines/scope.js';
+import { toolCalls } from '../../machines/runtime/callTable.js';
+import { ScopeTable } from '../../machines/runtime/scopeTable.js';
+import { fixedServices } from '../../machines/runtime/systemServices.js';
+import { createToolCallActors } from '../../machines/toolCall/actors.js';
+import { createToolCallLogic } from '../../machines/toolCall/logic.js';
+import { type ToolCallContext, type ToolSeamsPresent, toolSeamKeys } from '../../machines/toolCall/types.js';
 import { graphEvents, toolCallMachine } from '../../machines/toolCall.js';
-import { createToolCallActors } from '../../machines/toolCallActors.js';
-import { createToolCallLogic } from '../../machines/toolCallLogic.js';
-import { type ToolCallContext, type ToolSeamsPresent, toolSeamKeys } from '../../machines/toolCallTypes.js';
 import { createSeams, ToolResultSchema } from '../../seams/index.js';
 import {
   coverage,
@@ -87,7 +88,7 @@ async function executePath(path: MachinePath, present: Readonly<Record<string, b
   const callKey = `${scopeKey}/call-${keys++}`;
   toolCalls.open(callKey, { name: 'echo', arguments: '{"text":"a"}', callId: 'c1' }, controller.signal);
   const services = { tools, scopes, seams, cancelGraceMs: 5_000 };
-  const real = createToolCallActors(services);
+  const real = createToolCallActors(fixedServices(services));
   try {
     const run = await runPath(path, {
       logic: createToolCallLogic(services),

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgent } from '../../machines/createAgent.js';
+import { createAgent } from '../../machines/agent/createAgent.js';
 import { scriptedModel } from '../../model/index.js';
 import { createSeams } from '../../seams/index.js';
 import { checkInvariants, checkLedger, formatViolation } from '../../session/index.js';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { z } from 'zod';
-import { createToolRegistry } from '../../machines/standalone.js';
+import { createToolRegistry } from '../../machines/toolCall/createToolRegistry.js';
 import type { Seams } from '../../seams/types.js';
 import { defineTool } from '../../tools/index.js';
 

@@ -5,11 +5,12 @@ import {
   initialTransition,
   transition,
 } from 'xstate';
-import { agentMachine, createAgentLogic, graphEvents } from '../../../machines/agent.js';
-import type { AgentContext, AgentEvent, AgentMachineServices } from '../../../machines/agentTypes.js';
-import type { InboxItem } from '../../../machines/inbox.js';
-import { ScopeTable } from '../../../machines/scope.js';
-import type { TurnInput, TurnOutput } from '../../../machines/turnTypes.js';
+import { createAgentLogic } from '../../../machines/agent/logic.js';
+import type { AgentContext, AgentEvent, AgentMachineServices } from '../../../machines/agent/types.js';
+import { agentMachine, graphEvents } from '../../../machines/agent.js';
+import type { InboxItem } from '../../../machines/runtime/inbox.js';
+import { ScopeTable } from '../../../machines/runtime/scopeTable.js';
+import type { TurnInput, TurnOutput } from '../../../machines/turn/types.js';
 import { createSeams } from '../../../seams/index.js';
 import type { Seams } from '../../../seams/types.js';
 import { createSessionLog } from '../../../session/index.js';

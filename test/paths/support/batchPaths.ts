@@ -1,13 +1,14 @@
 import { type AnyMachineSnapshot, type EventObject, fromCallback } from 'xstate';
-import { ScopeTable } from '../../../machines/scope.js';
-import { createToolBatchLogic, graphEvents, toolBatchMachine } from '../../../machines/toolBatch.js';
+import { ScopeTable } from '../../../machines/runtime/scopeTable.js';
+import { createToolBatchLogic } from '../../../machines/toolBatch/logic.js';
 import type {
   CallCommittedEvent,
   ToolBatchContext,
   ToolBatchInput,
   ToolBatchOutput,
   ToolCallOutput,
-} from '../../../machines/toolBatchTypes.js';
+} from '../../../machines/toolBatch/types.js';
+import { graphEvents, toolBatchMachine } from '../../../machines/toolBatch.js';
 import { createSeams } from '../../../seams/index.js';
 import type { HookContext, ToolCallBlock } from '../../../seams/schemas.js';
 import { createSessionLog } from '../../../session/index.js';

@@ -1,14 +1,15 @@
 import type { AnyMachineSnapshot, AnyStateMachine, EventObject } from 'xstate';
-import { createInboxItem } from '../../../machines/inbox.js';
-import { ScopeTable } from '../../../machines/scope.js';
-import type { TurnMachineServices } from '../../../machines/services.js';
-import { createTurnLogic, graphEvents, turnMachine } from '../../../machines/turn.js';
+import { createInboxItem } from '../../../machines/runtime/inbox.js';
+import { ScopeTable } from '../../../machines/runtime/scopeTable.js';
+import type { TurnMachineServices } from '../../../machines/runtime/services.js';
+import { createTurnLogic } from '../../../machines/turn/logic.js';
 import {
   type SeamsPresent,
   type ToolBatchInput,
   type TurnContext,
   turnSeams,
-} from '../../../machines/turnTypes.js';
+} from '../../../machines/turn/types.js';
+import { graphEvents, turnMachine } from '../../../machines/turn.js';
 import type { ModelAdapter } from '../../../model/types.js';
 import { createSeams } from '../../../seams/index.js';
 import type { AgentHandle } from '../../../seams/types.js';

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { createToolRegistry } from '../../../machines/standalone.js';
+import { createToolRegistry } from '../../../machines/toolCall/createToolRegistry.js';
 import type { Seams } from '../../../seams/types.js';
 import { defineTool } from '../../../tools/index.js';
 import { createTestAgent, deferred, reasons, sleep, type TestAgent, textOf } from './helpers.js';

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { createToolRegistry } from '../../../machines/standalone.js';
+import { createToolRegistry } from '../../../machines/toolCall/createToolRegistry.js';
 import { createSeams } from '../../../seams/index.js';
 import { memoryStore } from '../../../session/index.js';
 import { defineTool } from '../../../tools/index.js';

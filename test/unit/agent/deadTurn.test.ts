@@ -1,11 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { createActor, enqueueActions } from 'xstate';
-import { createAgentLogic } from '../../../machines/agent.js';
-import type { AgentMachineServices } from '../../../machines/agentTypes.js';
-import { createInboxItem } from '../../../machines/inbox.js';
-import { ScopeTable } from '../../../machines/scope.js';
-import { createTurnLogic } from '../../../machines/turn.js';
-import { createTurnActions } from '../../../machines/turnActions.js';
+import { createAgentLogic } from '../../../machines/agent/logic.js';
+import type { AgentMachineServices } from '../../../machines/agent/types.js';
+import { createInboxItem } from '../../../machines/runtime/inbox.js';
+import { ScopeTable } from '../../../machines/runtime/scopeTable.js';
+import { fixedServices } from '../../../machines/runtime/systemServices.js';
+import { createTurnActions } from '../../../machines/turn/actions.js';
+import { createTurnLogic } from '../../../machines/turn/logic.js';
 import type { ModelStep } from '../../../model/types.js';
 import { createSeams } from '../../../seams/index.js';
 import type { ContinuationDecision } from '../../../seams/schemas.js';
@@ -45,7 +46,7 @@ describe('a turn actor that dies holding steering', () => {
       logger: { error: () => {} },
     };
     // The turn dies when it is about to drain steering into step 2 (a throw while resolving its actions).
-    const { recordSteering } = createTurnActions(services);
+    const { recordSteering } = createTurnActions(fixedServices(services));
     const dyingTurn = createTurnLogic(services).provide({
       actions: {
         recordSteering: enqueueActions(({ context, enqueue }) => {

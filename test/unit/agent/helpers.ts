@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
-import type { AgentOptions } from '../../../machines/agentOptions.js';
-import { type Agent, createAgent } from '../../../machines/createAgent.js';
+import { type Agent, createAgent } from '../../../machines/agent/createAgent.js';
+import type { AgentOptions } from '../../../machines/agent/options.js';
 import { type ScriptedModel, scriptedModel } from '../../../model/index.js';
 import { createSeams, notifySeamNames } from '../../../seams/index.js';
 import type { ContentBlock, JsonValue } from '../../../seams/schemas.js';

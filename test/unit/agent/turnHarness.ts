@@ -1,9 +1,9 @@
 import { type AnyActorLogic, type AnyActorRef, createActor, fromPromise, toPromise } from 'xstate';
-import { createInboxItem } from '../../../machines/inbox.js';
-import { ScopeTable } from '../../../machines/scope.js';
-import type { TurnMachineServices } from '../../../machines/services.js';
-import { createTurnLogic } from '../../../machines/turn.js';
-import { type SeamsPresent, type ToolBatchInput, turnSeams } from '../../../machines/turnTypes.js';
+import { createInboxItem } from '../../../machines/runtime/inbox.js';
+import { ScopeTable } from '../../../machines/runtime/scopeTable.js';
+import type { TurnMachineServices } from '../../../machines/runtime/services.js';
+import { createTurnLogic } from '../../../machines/turn/logic.js';
+import { type SeamsPresent, type ToolBatchInput, turnSeams } from '../../../machines/turn/types.js';
 import type { ModelAdapter } from '../../../model/types.js';
 import type { AgentHandle, LogEvent, Seams } from '../../../seams/types.js';
 import { createSessionLog, type SessionStore } from '../../../session/index.js';

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createActor, fromPromise, setup } from 'xstate';
 import { z } from 'zod';
 import { createAgent, createToolRegistry, defineTool } from '../../../index.js';
-import { createActorWithServices, servicesOfSystem } from '../../../machines/systemServices.js';
+import { createActorWithServices, servicesOfSystem } from '../../../machines/runtime/systemServices.js';
 import { scriptedModel } from '../../../model/index.js';
 import { createSeams } from '../../../seams/index.js';
 import { eitherSignal } from '../../../tools/signals.js';

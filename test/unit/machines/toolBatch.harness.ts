@@ -1,7 +1,7 @@
 import { assign, createActor, sendTo, setup } from 'xstate';
-import { ScopeTable } from '../../../machines/scope.js';
-import { createToolBatchLogic } from '../../../machines/toolBatch.js';
-import type { ToolBatchOutput } from '../../../machines/toolBatchTypes.js';
+import { ScopeTable } from '../../../machines/runtime/scopeTable.js';
+import { createToolBatchLogic } from '../../../machines/toolBatch/logic.js';
+import type { ToolBatchOutput } from '../../../machines/toolBatch/types.js';
 import { createSeams } from '../../../seams/index.js';
 import type { HookContext, ToolCallBlock } from '../../../seams/schemas.js';
 import type { Seams } from '../../../seams/types.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { classifyCall } from '../../../machines/toolBatchLogic.js';
+import { classifyCall } from '../../../machines/toolBatch/actors.js';
 import { checkInvariants } from '../../../session/index.js';
 import type { SessionLog } from '../../../session/types.js';
 import { createToolRegistryCore, defineTool } from '../../../tools/index.js';

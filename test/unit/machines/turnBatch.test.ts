@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fromPromise } from 'xstate';
-import type { ToolBatchInput } from '../../../machines/turnTypes.js';
+import type { ToolBatchInput } from '../../../machines/turn/types.js';
 import { scriptedModel } from '../../../model/index.js';
 import { createSeams } from '../../../seams/index.js';
 import { checkInvariants, memoryStore } from '../../../session/index.js';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { AnyMachineSnapshot, EventObject } from 'xstate';
+import { turnSeams } from '../../../machines/turn/types.js';
 import { graphEvents, turnMachine } from '../../../machines/turn.js';
-import { turnSeams } from '../../../machines/turnTypes.js';
 import { shortestSeamPaths } from '../../../testing/index.js';
 import { serializeTurnState, turnInput } from '../../paths/support/turnPaths.js';
 

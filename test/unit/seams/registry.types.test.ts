@@ -65,7 +65,6 @@ describe('listener typing is exact per seam', () => {
           | 'agent/turn-continuation'
           | 'tools/pre-execute'
           | 'tools/post-execute'
-          | 'tools/approval'
         >
       >
     >();

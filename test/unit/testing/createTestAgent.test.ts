@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createToolRegistry } from '../../../machines/standalone.js';
+import { createToolRegistry } from '../../../machines/toolCall/createToolRegistry.js';
 import type { SeamPlugin } from '../../../seams/types.js';
 import { createTestAgent, InvariantViolationError } from '../../../testing/index.js';
 import { defineTool } from '../../../tools/index.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createToolRegistryCore, defineTool } from '../../../tools/index.js';
+import { createToolRegistryCore, defineTool, isToolDefinition } from '../../../tools/index.js';
 import { echoTool } from './fixtures.js';
 
 const base = { name: 'ok', description: 'd', parameters: z.object({}), execute: () => null };
@@ -9,7 +9,16 @@ describe('defineTool', () => {
   it('returns a frozen definition', () => {
     const tool = defineTool(base);
     expect(Object.isFrozen(tool)).toBe(true);
-    expect(tool.kind).toBe('seamchart/tool');
+    expect(tool.kind).toBeUndefined();
+    expect(isToolDefinition(tool)).toBe(true);
+    expect(isToolDefinition({ ...base })).toBe(false);
+  });
+
+  it('keeps an ACP tool kind and refuses an unknown one', () => {
+    expect(defineTool({ ...base, kind: 'execute' }).kind).toBe('execute');
+    expect(() => defineTool({ ...base, kind: 'shell' } as never)).toThrowErrorMatchingInlineSnapshot(
+      `[TypeError: Expected the \`kind\` option of tool "ok" to be one of read, edit, delete, move, search, execute, think, fetch, switch_mode, other, got \`"shell"\` (string)]`,
+    );
   });
 
   it('a bad option throws a TypeError naming the option, what was expected and what was received', () => {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { createToolRegistry } from '../../../machines/standalone.js';
+import { createToolRegistry } from '../../../machines/toolCall/createToolRegistry.js';
 import { createSeams } from '../../../seams/index.js';
 import type { HookContext } from '../../../seams/schemas.js';
 import type { SeamLogger, Seams } from '../../../seams/types.js';

@@ -1,0 +1,137 @@
+import { readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { type Command, Option } from 'commander';
+import { type HookBridge, HookConfigError, loadHookPlugins } from '../bridges/index.js';
+import { openAICompatible, parseScript, scriptedModel } from '../model/index.js';
+import type { ModelAdapter } from '../model/types.js';
+import { repeatable, UsageError } from './command.js';
+
+/** The flags that build an agent (model, hooks, tools, directory), shared by `run` and `acp`. */
+export interface AgentFlags {
+  model: string;
+  baseUrl?: string;
+  modelName?: string;
+  apiKeyEnv?: string;
+  claudeSettings?: string[];
+  claudePlugin?: string[];
+  codexHooks?: string[];
+  tools: 'demo' | 'none';
+  cwd?: string;
+}
+
+/** Declares the agent-building flags on a command. */
+export function addAgentFlags(command: Command): Command {
+  return command
+    .option(
+      '--model <spec>',
+      'scripted:<file> (a JSON list of model steps, no network) or openai (any OpenAI-compatible server)',
+      'openai',
+    )
+    .option('--base-url <url>', 'the OpenAI-compatible server (default https://api.openai.com/v1)')
+    .option('--model-name <name>', 'the model the server should run (default gpt-4o-mini)')
+    .option(
+      '--api-key-env <name>',
+      'the environment variable holding the API key (default OPENAI_API_KEY; optional for a loopback --base-url)',
+    )
+    .option(
+      '--claude-settings <file>',
+      'a Claude Code settings.json whose hooks run (repeatable)',
+      repeatable,
+    )
+    .option(
+      '--claude-plugin <dir>',
+      'a Claude Code plugin folder (.claude-plugin/plugin.json, hooks/hooks.json) whose hooks run (repeatable)',
+      repeatable,
+    )
+    .option('--codex-hooks <file>', 'a Codex hooks.json whose hooks run (repeatable)', repeatable)
+    .addOption(
+      new Option(
+        '--tools <set>',
+        'demo: Bash, Read, Write, Edit, Glob, Grep confined to --cwd; none: no tools',
+      )
+        .choices(['demo', 'none'])
+        .default('none'),
+    )
+    .option('--cwd <dir>', 'the working directory of the session and its tools (must exist)');
+}
+
+/** The session's working directory: it must exist (a mistyped path is never created). */
+export async function resolveCwd(flag: string | undefined): Promise<string> {
+  const cwd = path.resolve(flag ?? process.cwd());
+  const stats = await stat(cwd).catch(() => undefined);
+  if (!stats?.isDirectory()) throw new UsageError(`--cwd ${flag}: no such directory (it is never created)`);
+  return cwd;
+}
+
+/** Reads and validates a `scripted:<file>` model script. */
+async function loadScriptedModel(file: string): Promise<ModelAdapter> {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(await readFile(file, 'utf8'));
+  } catch (error) {
+    const reason =
+      (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message;
+    throw new UsageError(`--model scripted:${file}: ${reason}`);
+  }
+  try {
+    return scriptedModel(parseScript(raw));
+  } catch (error) {
+    throw new UsageError(`--model scripted:${file}: ${(error as Error).message}`);
+  }
+}
+
+/** A server on this machine (a local model server) needs no API key. */
+function isLoopback(url: URL): boolean {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+/** The model adapter the flags name; a bad spec, URL or missing key is bad input. */
+export async function resolveModel(flags: AgentFlags, env: NodeJS.ProcessEnv): Promise<ModelAdapter> {
+  const spec = flags.model;
+  if (spec.startsWith('scripted:')) return loadScriptedModel(spec.slice('scripted:'.length));
+  if (spec !== 'openai') throw new UsageError(`--model expects scripted:<file> or openai, got "${spec}"`);
+  const baseURL = flags.baseUrl ?? 'https://api.openai.com/v1';
+  let url: URL;
+  try {
+    url = new URL(baseURL);
+  } catch {
+    throw new UsageError(
+      `--base-url expects an http(s) URL such as https://api.openai.com/v1, got "${baseURL}"`,
+    );
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new UsageError(`--base-url expects an http(s) URL, got "${baseURL}"`);
+  const keyEnv = flags.apiKeyEnv ?? 'OPENAI_API_KEY';
+  const apiKey = env[keyEnv] ?? '';
+  if (apiKey === '' && (flags.apiKeyEnv !== undefined || !isLoopback(url))) {
+    throw new UsageError(
+      `no API key: set $${keyEnv}${flags.apiKeyEnv === undefined ? ' or pass --api-key-env NAME' : ''} (a loopback --base-url needs none)`,
+    );
+  }
+  try {
+    return openAICompatible({ baseURL, apiKey, model: flags.modelName ?? 'gpt-4o-mini' });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+/** Loads the hook bridges; a missing or malformed config is bad input. */
+export async function loadBridges(
+  flags: AgentFlags,
+  transcriptPath: string | undefined,
+): Promise<HookBridge[]> {
+  try {
+    return await loadHookPlugins(
+      {
+        claudeSettings: flags.claudeSettings ?? [],
+        codexHooks: flags.codexHooks ?? [],
+        claudePlugins: flags.claudePlugin ?? [],
+      },
+      transcriptPath === undefined ? {} : { transcriptPath: path.resolve(transcriptPath) },
+    );
+  } catch (error) {
+    if (error instanceof HookConfigError) throw new UsageError(error.message);
+    throw error;
+  }
+}

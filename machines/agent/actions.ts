@@ -1,0 +1,232 @@
+import type { ActorSystem, AnyActorRef } from 'xstate';
+import type { AgentStatus, CancelCause, NotifySeamName, SeamCtx } from '../../seams/types.js';
+import { SessionLogError } from '../../session/errors.js';
+import { repairEvents } from '../../session/repair.js';
+import type { LogEvent, SessionLog } from '../../session/types.js';
+import type { DiscardEntry, InboxItem, Injection } from '../runtime/inbox.js';
+import {
+  createReportingScope,
+  pendingSessionStartListener,
+  trackSessionStartListener,
+} from '../runtime/reportingScope.js';
+import type { ServicesResolver } from '../runtime/systemServices.js';
+import { toFailure } from '../turn/rules.js';
+import type { TurnOutput } from '../turn/types.js';
+import type { AgentContext, AgentEvent, AgentMachineServices } from './types.js';
+
+interface Args {
+  readonly context: AgentContext;
+  readonly self: AnyActorRef;
+  readonly system: ActorSystem<any>;
+}
+
+/** What a contained effect receives: its args with the services resolved. */
+interface EffectArgs {
+  readonly context: AgentContext;
+  readonly self: AnyActorRef;
+  readonly services: AgentMachineServices;
+}
+
+/** Flushes started by injection turns; `dispose()` waits for them (keyed by log). */
+const pendingFlushes = new WeakMap<SessionLog, Set<Promise<void>>>();
+
+/** Resolves once every injection-turn flush started so far has settled. */
+export async function settleInjectionFlushes(log: SessionLog): Promise<void> {
+  const pending = pendingFlushes.get(log);
+  while (pending && pending.size > 0) await Promise.allSettled([...pending]);
+}
+
+/** The number of the last `turn/start` in the log, 0 when there is none. */
+export function lastTurnNumber(events: readonly LogEvent[]): number {
+  for (let index = events.length - 1; index >= 0; index--) {
+    const event = events[index];
+    if (event?.type === 'turn/start') return (event.data as { turn: number }).turn;
+  }
+  return 0;
+}
+
+/** Discard entries for queued (`steering: false`) or steering items. */
+export function toDiscardEntries(items: readonly InboxItem[], steering: boolean): DiscardEntry[] {
+  return items.map((item) => ({ id: item.id, steering }));
+}
+
+type Effect<TParams = unknown> = (args: Args, params: TParams) => void;
+
+/** The side-effect actions `createAgentLogic` binds over the agent machine's placeholders. */
+export interface AgentActionImplementations {
+  announceStatus: Effect<{ status: AgentStatus }>;
+  notifyEnqueue: Effect<{ item: InboxItem; steering: boolean }>;
+  notifyDequeue: Effect;
+  notifyCancelRequested: Effect<{ cause: CancelCause }>;
+  discardItems: Effect<{ items: readonly DiscardEntry[] }>;
+  writeInjectionTurn: Effect<{ injection: Injection }>;
+  writeHeldInjections: Effect;
+  closeTurnScope: Effect;
+  repairTurn: Effect<{ error: unknown }>;
+  reportLateSessionStart: Effect;
+  reportSessionStartFailure: Effect<{ error: unknown }>;
+}
+
+/**
+ * The side-effect actions of the agent, each resolving its services from its args (see `ServicesResolver`).
+ * @param servicesOf where the actions find the agent's services
+ */
+export function createAgentActions(
+  servicesOf: ServicesResolver<AgentMachineServices>,
+): AgentActionImplementations {
+  const notify = <TName extends NotifySeamName>(
+    services: AgentMachineServices,
+    name: TName,
+    payload: SeamCtx<TName>,
+  ) => services.seams.notify(name, payload, createReportingScope(services, services.agentId));
+
+  const contained =
+    <TParams>(origin: string, effect: (args: EffectArgs, params: TParams) => void) =>
+    (args: Args, params: TParams): void => {
+      const services = servicesOf(args);
+      try {
+        effect({ context: args.context, self: args.self, services }, params);
+      } catch (error) {
+        services.reportError({ error: toFailure(error), origin });
+      }
+    };
+
+  /** Writes `turn/start{injection}`, `context/message`, `turn/end{completed}`, then a tracked flush. */
+  const writeInjectionTurn = (
+    services: AgentMachineServices,
+    injection: Injection,
+    self: AnyActorRef,
+  ): void => {
+    const { log } = services;
+    const turn = lastTurnNumber(log.events) + 1;
+    try {
+      log.appendCore('turn/start', { turn, trigger: { kind: 'injection', source: injection.source } });
+    } catch (error) {
+      // inject() from inside a `session/event` listener: write the turn once that listener returned.
+      if (!(error instanceof SessionLogError && error.code === 'REENTRANT_APPEND')) throw error;
+      queueMicrotask(() => self.send({ type: 'INJECT', injection } satisfies AgentEvent));
+      return;
+    }
+    const { content, source, meta } = injection;
+    log.appendCore('context/message', {
+      content: [...content],
+      source,
+      ...(meta === undefined ? {} : { meta }),
+    });
+    log.appendCore('turn/end', { turn, reason: { kind: 'completed' } });
+    trackFlush(services, turn);
+  };
+
+  const trackFlush = (services: AgentMachineServices, turn: number): void => {
+    const { log } = services;
+    const pending = pendingFlushes.get(log) ?? new Set<Promise<void>>();
+    pendingFlushes.set(log, pending);
+    const flush: Promise<void> = log
+      .flush()
+      .catch((error: unknown) =>
+        services.reportError({ error: toFailure(error), origin: 'session/flush', turn }),
+      )
+      .finally(() => pending.delete(flush));
+    pending.add(flush);
+  };
+
+  return {
+    announceStatus: contained('agent/status', ({ context, services }, params: { status: AgentStatus }) => {
+      if (context.status !== params.status)
+        notify(services, 'agent/status', { agentId: services.agentId, status: params.status });
+    }),
+    notifyEnqueue: contained(
+      'agent/inbox/enqueue',
+      ({ services }, params: { item: InboxItem; steering: boolean }) => {
+        const { id, content, source, wakeup } = params.item;
+        const { agentId } = services;
+        notify(services, 'agent/inbox/enqueue', {
+          agentId,
+          id,
+          content,
+          source,
+          steering: params.steering,
+          wakeup,
+        });
+      },
+    ),
+    notifyDequeue: contained('agent/inbox/dequeue', ({ context, services }) => {
+      if (context.current)
+        notify(services, 'agent/inbox/dequeue', {
+          agentId: services.agentId,
+          id: context.current.item.id,
+          steering: false,
+        });
+    }),
+    notifyCancelRequested: contained(
+      'agent/cancel-requested',
+      ({ services }, params: { cause: CancelCause }) => {
+        notify(services, 'agent/cancel-requested', { agentId: services.agentId, cause: params.cause });
+      },
+    ),
+    discardItems: contained(
+      'agent/inbox/discard',
+      ({ services }, params: { items: readonly DiscardEntry[] }) => {
+        if (params.items.length > 0)
+          notify(services, 'agent/inbox/discard', { agentId: services.agentId, items: params.items });
+      },
+    ),
+    writeInjectionTurn: contained('inject', ({ self, services }, params: { injection: Injection }) => {
+      writeInjectionTurn(services, params.injection, self);
+    }),
+    writeHeldInjections: contained('inject', ({ context, self, services }) => {
+      for (const injection of context.held) writeInjectionTurn(services, injection, self);
+    }),
+    closeTurnScope: contained('turn', ({ context, services }) => {
+      if (context.current) services.scopes.close(context.current.scopeKey);
+    }),
+    repairTurn: contained('turn', ({ context, services }, params: { error: unknown }) => {
+      // The turn actor died: close what it left open with the crash-repair routine, then report it.
+      const { log } = services;
+      const failure = toFailure(params.error);
+      const { events } = repairEvents(log.events, {
+        reason: ({ step }) => ({ kind: 'error', step, message: failure.message, code: 'INTERNAL_ERROR' }),
+      });
+      for (const draft of events) log.appendCore(draft.type, draft.data);
+      services.reportError({
+        error: failure,
+        origin: 'turn',
+        ...(context.current ? { turn: context.current.turn } : {}),
+      });
+    }),
+    reportLateSessionStart: contained('agent/session-start', ({ services }) => {
+      const late = pendingSessionStartListener(services);
+      trackSessionStartListener(services, undefined);
+      const who = late === undefined ? 'listeners' : `listener "${late}"`;
+      const message = `agent/session-start ${who} did not settle within ${services.sessionStartTimeoutMs} ms; the agent proceeded without ${late === undefined ? 'them' : 'it'}`;
+      services.logger.error(message, { agentId: services.agentId, seam: 'agent/session-start' });
+      services.reportError({
+        error: { message, code: 'SESSION_START_TIMEOUT' },
+        origin: 'agent/session-start',
+      });
+    }),
+    reportSessionStartFailure: contained(
+      'agent/session-start',
+      ({ services }, params: { error: unknown }) => {
+        services.reportError({ error: toFailure(params.error), origin: 'agent/session-start' });
+      },
+    ),
+  };
+}
+
+/** Which of a finished turn's items the agent re-queues and which it discards. */
+export function splitTurnLeftovers(
+  context: AgentContext,
+  output: TurnOutput,
+): { requeue: InboxItem[]; discard: DiscardEntry[] } {
+  const dropLeftover = output.terminalStopped || context.discardLeftover || context.disposing;
+  const leftover = output.leftoverSteering.map((item) => ({ ...item, wakeup: true }));
+  return {
+    requeue: dropLeftover ? [] : leftover,
+    discard: [
+      ...context.pendingDiscard,
+      ...toDiscardEntries(output.droppedSteering, true),
+      ...(dropLeftover ? toDiscardEntries(output.leftoverSteering, true) : []),
+    ],
+  };
+}

@@ -1,0 +1,84 @@
+import { fromPromise, type PromiseActorLogic } from 'xstate';
+import type { InboxItem } from '../runtime/inbox.js';
+import { createReportingScope, trackSessionStartListener } from '../runtime/reportingScope.js';
+import type { ServicesResolver } from '../runtime/systemServices.js';
+import type { createTurnLogic } from '../turn/logic.js';
+import { type SeamsPresent, type TurnInput, turnSeams } from '../turn/types.js';
+import { lastTurnNumber, settleInjectionFlushes } from './actions.js';
+import type { AgentMachineServices } from './types.js';
+
+/**
+ * Opens the run scope of the turn that claims `item` and returns the turn's input: the listener
+ * snapshot and a fresh turn signal are taken now, so a listener added mid-turn counts from the next turn.
+ * @param services the agent's services
+ * @param item the claimed inbox item
+ */
+export function openTurnInput(services: AgentMachineServices, item: InboxItem): TurnInput {
+  const seams = services.seams.snapshot(services.agentId);
+  const approval = services.approval ?? services.seams.approval;
+  const scopeKey = services.scopes.open(
+    {
+      seams,
+      controller: new AbortController(),
+      agent: services.agent,
+      ...(approval === undefined ? {} : { approval }),
+    },
+    `${services.agentId}:turn`,
+  );
+  const seamsPresent = Object.fromEntries(turnSeams.map((name) => [name, seams.has(name)])) as SeamsPresent;
+  return {
+    scopeKey,
+    agentId: services.agentId,
+    turn: lastTurnNumber(services.log.events) + 1,
+    item,
+    seamsPresent,
+    maxRequestRetries: services.maxRequestRetries,
+    maxParallel: services.maxParallelToolCalls,
+  };
+}
+
+/** The actors `createAgentLogic` binds. */
+export interface AgentActors {
+  sessionStart: PromiseActorLogic<void, { readonly agentId: string; readonly source: 'startup' | 'resume' }>;
+  turn: ReturnType<typeof createTurnLogic>;
+  settle: PromiseActorLogic<void, { readonly agentId: string }>;
+}
+
+/**
+ * The actors of the agent, each resolving its services from its args (see `ServicesResolver`).
+ * @param servicesOf where the actors find the agent's services
+ * @param turn the turn logic the agent invokes
+ */
+export function createAgentActors(
+  servicesOf: ServicesResolver<AgentMachineServices>,
+  turn: AgentActors['turn'],
+): AgentActors {
+  return {
+    sessionStart: fromPromise<void, { readonly agentId: string; readonly source: 'startup' | 'resume' }>(
+      async ({ input, signal, system }) => {
+        const services = servicesOf({ system });
+        const { agentId } = services;
+        const seams = services.seams.snapshot(agentId);
+        await seams.awaitedNotify(
+          'agent/session-start',
+          { agent: services.agent, source: input.source, signal },
+          {
+            ...createReportingScope(services, agentId),
+            signal,
+            // Stops tracking once the agent moved on (timeout or disposal): the report names the late one.
+            onListenerStart: (listener) => {
+              if (!signal.aborted) trackSessionStartListener(services, listener);
+            },
+          },
+        );
+      },
+    ),
+    turn,
+    // Disposal resolves after the last flush: injection turns flush on their own.
+    settle: fromPromise<void, { readonly agentId: string }>(async ({ system }) => {
+      const { log } = servicesOf({ system });
+      await settleInjectionFlushes(log);
+      await log.flush();
+    }),
+  };
+}

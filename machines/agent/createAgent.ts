@@ -1,0 +1,242 @@
+import { randomUUID } from 'node:crypto';
+import { type Actor, toPromise } from 'xstate';
+import { createAgentEnvironment } from '../../seams/environment.js';
+import { Seam } from '../../seams/names.js';
+import type { ContentBlock, JsonValue, MessageSource } from '../../seams/schemas.js';
+import type {
+  AgentEnvironment,
+  AgentHandle,
+  AgentLogView,
+  AgentStatus,
+  CancelCause,
+  DeliveryOptions,
+} from '../../seams/types.js';
+import { createSessionLog, memoryStore } from '../../session/index.js';
+import type { SessionStore } from '../../session/types.js';
+import { createInboxItem, createInjection } from '../runtime/inbox.js';
+import { createReportingScope } from '../runtime/reportingScope.js';
+import { ScopeTable } from '../runtime/scopeTable.js';
+import type { TurnMachineServices } from '../runtime/services.js';
+import { createActorWithServices } from '../runtime/systemServices.js';
+import { toFailure } from '../turn/rules.js';
+import { createBudgetedReporter } from './errorBudget.js';
+import type { createAgentLogic } from './logic.js';
+import { sharedAgentLogic } from './logic.js';
+import { type AgentOptions, type ResolvedAgentOptions, resolveAgentOptions } from './options.js';
+import type { AgentEvent, AgentMachineServices } from './types.js';
+
+export type { AgentOptions } from './options.js';
+
+/** The handle `createAgent` returns: the seam-facing `AgentHandle` plus lifecycle and inspection. */
+export interface Agent extends AgentHandle {
+  /** The XState actor (for inspection; drive the agent through the methods). */
+  readonly actor: Actor<ReturnType<typeof createAgentLogic>>;
+  readonly cwd: string;
+  readonly env: AgentEnvironment;
+  /** Resolves when the agent is not running and no waking item is queued (or it is disposed). */
+  whenIdle(): Promise<void>;
+  /** Idempotent: cancels an open turn, discards pending items, resolves after the last flush. */
+  dispose(): Promise<void>;
+}
+
+const CAUSES: readonly CancelCause['kind'][] = ['user', 'parent', 'disposed'];
+
+/** The agent id: the store's session id wins; a different explicit `id` is a mistake. */
+function resolveAgentId(options: ResolvedAgentOptions, store: SessionStore): string {
+  const { sessionId } = store;
+  if (sessionId !== undefined && options.id !== undefined && sessionId !== options.id) {
+    throw new TypeError(
+      `Expected the \`id\` option of createAgent() to match the store's session id "${sessionId}", got "${options.id}"; ` +
+        'omit `id` when resuming a stored session',
+    );
+  }
+  return sessionId ?? options.id ?? randomUUID();
+}
+
+/**
+ * Creates an agent: one root actor per session that runs one turn per claimed message.
+ * @param rawOptions seams, tools, model and the optional settings of `AgentOptions`
+ * @example
+ * const agent = createAgent({ seams: createSeams(), tools: createToolRegistry(), model: scriptedModel([{ text: 'hi' }]) });
+ * agent.followup('hello');
+ * await agent.whenIdle();
+ * await agent.dispose();
+ */
+export function createAgent(rawOptions: AgentOptions): Agent {
+  const options = resolveAgentOptions(rawOptions);
+  const { seams } = options;
+  const store = options.store ?? memoryStore();
+  const agentId = resolveAgentId(options, store);
+
+  // agent/error's own listener failures go only to the registry's logger (no onContainedError here).
+  const reportError: TurnMachineServices['reportError'] = createBudgetedReporter(
+    (failure) => seams.notify(Seam.error, { agentId, ...failure }, { agentId }),
+    options.logger,
+    agentId,
+  );
+  const containedScope = createReportingScope({ reportError }, agentId);
+  const log = createSessionLog({
+    store,
+    onEvent: (event) => seams.notify(Seam.sessionEvent, { agentId, event }, containedScope),
+    onListenerError: (error, event) =>
+      reportError({
+        error: { message: `A log subscriber of ${event.type} failed: ${String(error)}` },
+        origin: 'log',
+      }),
+  });
+  const logView: AgentLogView = {
+    get events() {
+      return log.events;
+    },
+    subscribe: (listener) => log.subscribe(listener),
+    append: (type, data) => log.append(type, data),
+  };
+
+  let actor: Agent['actor'] | undefined;
+  let disposal: Promise<void> | undefined;
+  let nextMessage = 0;
+  // A dead actor (error or stopped) takes no events: sending would only warn and drop them.
+  const isLive = (): boolean => actor?.getSnapshot().status === 'active';
+  const send = (event: AgentEvent): void => {
+    if (isLive()) actor?.send(event);
+  };
+  const ensureLive = (method: string): void => {
+    if (disposal) {
+      throw new Error(
+        `agent "${agentId}" is disposed: ${method}() cannot deliver anything anymore; create a new agent (or reopen its store)`,
+      );
+    }
+    if (actor && !isLive()) {
+      const how = actor.getSnapshot().status === 'error' ? 'stopped on an error' : 'was stopped';
+      throw new Error(
+        `agent "${agentId}" ${how}: ${method}() cannot deliver anything anymore; create a new agent (or reopen its store)`,
+      );
+    }
+  };
+  const deliver = (
+    method: 'followup' | 'queue' | 'steer',
+    content: unknown,
+    deliveryOptions: unknown,
+  ): string => {
+    ensureLive(method);
+    const item = createInboxItem(`m${++nextMessage}`, content, deliveryOptions, method, method !== 'queue');
+    send({ type: method === 'followup' ? 'SEND' : method === 'queue' ? 'QUEUE' : 'STEER', item });
+    return item.id;
+  };
+
+  const agent: Agent = {
+    id: agentId,
+    cwd: options.cwd,
+    get status(): AgentStatus {
+      return actor?.getSnapshot().context.status ?? 'idle';
+    },
+    log: logView,
+    env: createAgentEnvironment(),
+    get actor() {
+      if (!actor)
+        throw new Error(
+          `agent "${agentId}" is still being created; read agent.actor after createAgent() returned`,
+        );
+      return actor;
+    },
+    followup: (content: string | ContentBlock[], opts?: DeliveryOptions) =>
+      deliver('followup', content, opts),
+    queue: (content: string | ContentBlock[], opts?: DeliveryOptions) => deliver('queue', content, opts),
+    steer: (content: string | ContentBlock[], opts?: DeliveryOptions) => deliver('steer', content, opts),
+    inject(content: string | ContentBlock[], opts?: { source?: MessageSource; meta?: JsonValue }) {
+      ensureLive('inject');
+      send({ type: 'INJECT', injection: createInjection(content, opts) });
+    },
+    cancel(cause: CancelCause = { kind: 'user' }, opts: { keepInbox?: boolean } = {}) {
+      if (cause === null || typeof cause !== 'object' || !CAUSES.includes(cause.kind)) {
+        throw new TypeError(
+          `agent.cancel(): expected cause to be { kind: 'user' | 'parent' | 'disposed' }, got ${JSON.stringify(cause)}`,
+        );
+      }
+      // After dispose() a cancel cannot change anything.
+      if (disposal) return;
+      send({ type: 'CANCEL', cause: { kind: cause.kind }, keepInbox: opts.keepInbox === true });
+    },
+    whenIdle: () => (actor ? waitUntilIdle(actor) : Promise.resolve()),
+    dispose() {
+      disposal ??= (async () => {
+        const running = actor;
+        if (!running) return;
+        // The machine ends in `disposed` after its last flush; an actor that died or was stopped has
+        // nothing left to wait for (and toPromise would never settle for a stopped one).
+        if (isLive()) {
+          running.send({ type: 'DISPOSE' });
+          await toPromise(running).catch(() => {});
+        }
+        await store
+          .close()
+          .catch((error: unknown) =>
+            options.logger.error(`agent "${agentId}": closing the store failed`, { error }),
+          );
+      })();
+      return disposal;
+    },
+  };
+
+  const services: AgentMachineServices = {
+    agentId,
+    tools: options.tools,
+    scopes: new ScopeTable(),
+    cancelGraceMs: options.cancelGraceMs,
+    log,
+    seams,
+    model: options.model,
+    agent,
+    maxParallelToolCalls: options.maxParallelToolCalls,
+    maxRequestRetries: options.maxRequestRetries,
+    sessionStartTimeoutMs: options.sessionStartTimeoutMs,
+    reportError,
+    logger: options.logger,
+    ...(options.approval === undefined ? {} : { approval: options.approval }),
+  };
+  // The agent's machines are provided once per process; this agent's services are registered for its
+  // actor system, which its turns, batches and calls share.
+  actor = createActorWithServices(sharedAgentLogic(), services, {
+    ...(options.inspect === undefined ? {} : { inspect: options.inspect }),
+    input: {
+      agentId,
+      source: store.initialEvents.length > 0 ? 'resume' : 'startup',
+      sessionStartPresent: seams.snapshot(agentId).has(Seam.sessionStart),
+    },
+  });
+  // The root actor always has an error subscriber: no unhandled rejection, ever. Subscribed before
+  // start(), so an error thrown while starting is caught too; it never throws itself.
+  actor.subscribe({
+    error: (error) => {
+      try {
+        options.logger.error(`agent "${agentId}" stopped on an error`, { error });
+        reportError({ error: toFailure(error), origin: 'agent' });
+      } catch {
+        // Reporting is best effort: the logger and agent/error listeners already contain their failures.
+      }
+    },
+  });
+  actor.start();
+  return agent;
+}
+
+/** Resolves when the actor sits in `idle` (no waking item queued) or has finished. */
+function waitUntilIdle(actor: Agent['actor']): Promise<void> {
+  const settled = (snapshot: ReturnType<Agent['actor']['getSnapshot']>): boolean =>
+    snapshot.status !== 'active' || snapshot.matches('idle');
+  if (settled(actor.getSnapshot())) return Promise.resolve();
+  return new Promise((resolve) => {
+    const subscription = actor.subscribe({
+      next: (snapshot) => {
+        if (!settled(snapshot)) return;
+        subscription.unsubscribe();
+        resolve();
+      },
+      error: () => {
+        subscription.unsubscribe();
+        resolve();
+      },
+      complete: () => resolve(),
+    });
+  });
+}

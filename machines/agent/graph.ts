@@ -1,0 +1,50 @@
+import type { EventObject } from 'xstate';
+import type { InboxItem } from '../runtime/inbox.js';
+import { doneEvent, errorEvent } from '../turn/graph.js';
+import type { TurnOutput } from '../turn/types.js';
+import type { AgentEvent } from './types.js';
+
+const text = (t: string) => ({ type: 'text' as const, text: t });
+const item = (id: string, wakeup: boolean): InboxItem => ({
+  id,
+  content: [text(id)],
+  source: { kind: 'user' },
+  contexts: [],
+  wakeup,
+});
+const output = (overrides: Partial<TurnOutput>): TurnOutput => ({
+  reason: { kind: 'completed' },
+  leftoverSteering: [],
+  droppedSteering: [],
+  terminalStopped: false,
+  heldInjections: [],
+  ...overrides,
+});
+
+const external: AgentEvent[] = [
+  { type: 'SEND', item: item('m1', true) },
+  { type: 'QUEUE', item: item('q1', false) },
+  { type: 'STEER', item: item('s1', true) },
+  { type: 'INJECT', injection: { content: [text('ctx')], source: { kind: 'plugin', plugin: 'p' } } },
+  { type: 'CANCEL', cause: { kind: 'user' }, keepInbox: false },
+  { type: 'CANCEL', cause: { kind: 'user' }, keepInbox: true },
+  { type: 'DISPOSE' },
+  { type: 'TURN_CLOSED' },
+];
+
+/**
+ * Every outcome of every invoke of the agent machine as a synthetic event, plus its external events
+ * and its delay, for `xstate/graph` traversal (`filterEvents: (s, e) => s.can(e)`).
+ */
+export const graphEvents: readonly EventObject[] = Object.freeze([
+  doneEvent('sessionStart', undefined),
+  errorEvent('sessionStart', { message: 'listener failed' }),
+  { type: 'xstate.after.sessionStartTimeout.agent.starting' },
+  doneEvent('turn', output({})),
+  doneEvent('turn', output({ reason: { kind: 'aborted' }, leftoverSteering: [item('s2', true)] })),
+  doneEvent('turn', output({ terminalStopped: true, leftoverSteering: [item('s3', true)] })),
+  errorEvent('turn', { message: 'turn actor failed' }),
+  doneEvent('settle', undefined),
+  errorEvent('settle', { message: 'flush failed' }),
+  ...external,
+]);

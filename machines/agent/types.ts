@@ -1,0 +1,55 @@
+import type { AgentStatus, ApprovalChannel, CancelCause, SeamLogger } from '../../seams/types.js';
+import type { DiscardEntry, InboxItem, Injection } from '../runtime/inbox.js';
+import type { TurnMachineServices } from '../runtime/services.js';
+import type { TurnInput, TurnSteeringReport } from '../turn/types.js';
+
+/** Input of the agent machine. */
+export interface AgentInput {
+  readonly agentId: string;
+  /** `resume` when the store came with earlier events. */
+  readonly source: 'startup' | 'resume';
+  /** Whether `agent/session-start` had listeners when the agent was created. */
+  readonly sessionStartPresent: boolean;
+}
+
+/** Plain-data context of the agent machine. */
+export interface AgentContext extends AgentInput {
+  /** The last announced status (the initial `idle` is never announced). */
+  readonly status: AgentStatus;
+  /** The inbox: followups, queued messages and steering that became messages, FIFO. */
+  readonly queued: readonly InboxItem[];
+  /** Input of the open turn (set by `claiming`). */
+  readonly current: TurnInput | null;
+  /** Injections that arrived between `TURN_CLOSED` and the turn's done. */
+  readonly held: readonly Injection[];
+  /** Items dropped while a turn was open; discarded in one event together with the turn's dropped steering. */
+  readonly pendingDiscard: readonly DiscardEntry[];
+  /** A cancel after `TURN_CLOSED` also drops the closed turn's leftover steering. */
+  readonly discardLeftover: boolean;
+  /** `DISPOSE` arrived while a turn was open. */
+  readonly disposing: boolean;
+  /**
+   * Ids of the steering whose inbox-ledger entry the open turn holds: forwarded to it, or enqueued by it
+   * (`STEERING_HELD`), and not yet dequeued or discarded by it (`STEERING_ENDED`). Discarded if it dies.
+   */
+  readonly turnSteering: readonly string[];
+}
+
+/** Events the agent accepts (from its handle and from its turn). */
+export type AgentEvent =
+  | { type: 'SEND'; item: InboxItem }
+  | { type: 'QUEUE'; item: InboxItem }
+  | { type: 'STEER'; item: InboxItem }
+  | { type: 'INJECT'; injection: Injection }
+  | { type: 'CANCEL'; cause: CancelCause; keepInbox: boolean }
+  | { type: 'DISPOSE' }
+  | { type: 'TURN_CLOSED' }
+  | TurnSteeringReport;
+
+/** What the agent machine needs: the turn services plus the agent-level handles. */
+export interface AgentMachineServices extends TurnMachineServices {
+  readonly agentId: string;
+  /** `createAgent({ approval })`; else the registry's channel, read when a turn starts. */
+  readonly approval?: ApprovalChannel;
+  readonly logger: SeamLogger;
+}

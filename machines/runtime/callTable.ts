@@ -1,0 +1,67 @@
+import { fanoutOf, type SealedCall } from '../../tools/index.js';
+import type { ToolCallRequest } from '../../tools/types.js';
+
+/** The live handles of one tool call; the machine keeps only the plain `callKey`. */
+export interface CallHandles {
+  /** The raw request (name, raw arguments, call id), read once when the call is sealed. */
+  readonly request: ToolCallRequest & { readonly callId: string };
+  /** The call's own abort: fired by `ABORT`, or by the run's signal through the link. */
+  readonly controller: AbortController;
+  sealed: SealedCall | undefined;
+  /** Set by core dispatch right before the body runs. */
+  bodyStarted: boolean;
+}
+
+interface Entry {
+  readonly handles: CallHandles;
+  readonly unlink: () => void;
+}
+
+/** A side table of tool-call handles keyed by a plain string, so machine snapshots stay JSON. */
+export class CallTable {
+  readonly #calls = new Map<string, Entry>();
+
+  /** Registers a call under `key`; its controller aborts when `runSignal` does. */
+  open(key: string, request: CallHandles['request'], runSignal: AbortSignal): CallHandles {
+    if (this.#calls.has(key))
+      throw new Error(`Tool call "${key}" is already open; close it before reusing the key`);
+    const controller = new AbortController();
+    // One listener on the run's signal for all its live calls, however many run in parallel.
+    const unlink = fanoutOf(runSignal).add(controller);
+    const handles: CallHandles = { request, controller, sealed: undefined, bodyStarted: false };
+    this.#calls.set(key, { handles, unlink });
+    return handles;
+  }
+
+  /** The handles under `key`; a missing key is a programming error named in the message. */
+  get(key: string): CallHandles {
+    const entry = this.#calls.get(key);
+    if (!entry)
+      throw new Error(
+        `No tool call "${key}": it was closed or never opened; open it before starting the actor`,
+      );
+    return entry.handles;
+  }
+
+  has(key: string): boolean {
+    return this.#calls.has(key);
+  }
+
+  /** Forgets a finished call and detaches it from the run's signal. */
+  close(key: string): void {
+    this.#calls.get(key)?.unlink();
+    this.#calls.delete(key);
+  }
+
+  /** Forgets every call whose key starts with `prefix` (a batch that stopped early). */
+  closeAll(prefix: string): void {
+    for (const key of [...this.#calls.keys()]) if (key.startsWith(prefix)) this.close(key);
+  }
+
+  get size(): number {
+    return this.#calls.size;
+  }
+}
+
+/** The process-wide call table: keys embed the run's scope key, so runs never collide. */
+export const toolCalls = new CallTable();

@@ -1,0 +1,139 @@
+import { z } from 'zod';
+import { describeReceived } from '../../seams/describe.js';
+import {
+  type ContentBlock,
+  ContentBlockSchema,
+  type HookContext,
+  HookContextSchema,
+  type JsonValue,
+  JsonValueSchema,
+  type MessageSource,
+  MessageSourceSchema,
+} from '../../seams/schemas.js';
+import { formatJsonFailure, snapshotJson } from '../../tools/index.js';
+
+/** One accepted followup/queue/steer item: plain, frozen JSON that travels through machine context. */
+export interface InboxItem {
+  readonly id: string;
+  readonly content: readonly ContentBlock[];
+  readonly source: MessageSource;
+  readonly contexts: readonly HookContext[];
+  readonly meta?: JsonValue;
+  /** `false` for `queue()`: the item waits until a waking item sits at or behind it. */
+  readonly wakeup: boolean;
+}
+
+/** One `inject()` call: a model-facing context recorded as its own `context/message`. */
+export type Injection = HookContext;
+
+/** The `{ id, steering }` entries of `agent/inbox/discard`. */
+export interface DiscardEntry {
+  readonly id: string;
+  readonly steering: boolean;
+}
+
+const ContentInputSchema = z.union([z.string(), z.array(ContentBlockSchema)]);
+const DeliveryOptionsSchema = z
+  .object({
+    source: MessageSourceSchema.optional(),
+    contexts: z.array(HookContextSchema).optional(),
+    meta: JsonValueSchema.optional(),
+  })
+  .strict();
+const InjectOptionsSchema = z
+  .object({ source: MessageSourceSchema.optional(), meta: JsonValueSchema.optional() })
+  .strict();
+
+/** Turns the `string | ContentBlock[]` of a delivery method into content blocks. */
+export function toContentBlocks(content: string | readonly ContentBlock[]): ContentBlock[] {
+  return typeof content === 'string' ? [{ type: 'text', text: content }] : [...content];
+}
+
+/** Deep-copies and freezes a JSON value so later mutation by the caller cannot reach the machines. */
+export function freezeJson<T>(value: T): T {
+  const copy = structuredClone(value);
+  const freeze = (v: unknown): void => {
+    if (v !== null && typeof v === 'object') {
+      Object.freeze(v);
+      for (const child of Object.values(v)) freeze(child);
+    }
+  };
+  freeze(copy);
+  return copy;
+}
+
+// Never throws: a bigint or a cycle in the received value must not replace the TypeError we mean to throw.
+function describe(value: unknown): string {
+  try {
+    return `${JSON.stringify(value) ?? String(value)} (${value === null ? 'null' : typeof value})`;
+  } catch {
+    return describeReceived(value);
+  }
+}
+
+function validate<T>(schema: z.ZodType<T>, raw: unknown, what: string, method: string, root = 'options'): T {
+  // Non-JSON input (bigint, cycles, class instances) is named here, before zod recurses into a cycle.
+  const snapshot = snapshotJson(raw, root);
+  if (!snapshot.ok)
+    throw new TypeError(
+      `agent.${method}(): expected ${what} to be plain JSON, got ${formatJsonFailure(snapshot)}`,
+    );
+  const parsed = schema.safeParse(snapshot.value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const at = issue && issue.path.length > 0 ? ` at ${issue.path.join('.')}` : '';
+  throw new TypeError(
+    `agent.${method}(): expected ${what}${at}: ${issue?.message ?? 'invalid'}, got ${describe(raw)}`,
+  );
+}
+
+/**
+ * Validates and snapshots the arguments of `followup`/`queue`/`steer` into an inbox item.
+ * @param method the delivery method, named in error messages.
+ */
+export function createInboxItem(
+  id: string,
+  rawContent: unknown,
+  rawOptions: unknown,
+  method: string,
+  wakeup: boolean,
+): InboxItem {
+  const content = validate(
+    ContentInputSchema,
+    rawContent,
+    'a string or ContentBlock[] content',
+    method,
+    'content',
+  );
+  const options = validate(
+    DeliveryOptionsSchema,
+    rawOptions ?? {},
+    'options { source?, contexts?, meta? }',
+    method,
+  );
+  return freezeJson({
+    id,
+    content: toContentBlocks(content),
+    source: options.source ?? { kind: 'user' },
+    contexts: options.contexts ?? [],
+    ...(options.meta === undefined ? {} : { meta: options.meta }),
+    wakeup,
+  });
+}
+
+/** Validates and snapshots the arguments of `inject` (default source `{ kind: 'plugin', plugin: '' }`). */
+export function createInjection(rawContent: unknown, rawOptions: unknown): Injection {
+  const content = validate(
+    ContentInputSchema,
+    rawContent,
+    'a string or ContentBlock[] content',
+    'inject',
+    'content',
+  );
+  const options = validate(InjectOptionsSchema, rawOptions ?? {}, 'options { source?, meta? }', 'inject');
+  return freezeJson({
+    content: toContentBlocks(content),
+    source: options.source ?? { kind: 'plugin', plugin: '' },
+    ...(options.meta === undefined ? {} : { meta: options.meta }),
+  });
+}

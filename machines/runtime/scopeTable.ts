@@ -1,0 +1,44 @@
+import type { AgentHandle, ApprovalChannel, SeamSet } from '../../seams/types.js';
+
+/**
+ * The live handles of one run (a turn, or a standalone tool call): the listener snapshot taken when
+ * it started, its abort controller, the agent handle. Machines keep only the plain `scopeKey` in
+ * context; services look the handles up here, so snapshots stay JSON.
+ */
+export interface RunScope {
+  readonly seams: SeamSet;
+  readonly controller: AbortController;
+  readonly agent?: AgentHandle;
+  readonly approval?: ApprovalChannel;
+}
+
+/** A side table of run scopes keyed by a plain string. */
+export class ScopeTable {
+  readonly #scopes = new Map<string, RunScope>();
+  #next = 0;
+
+  /** Registers a scope and returns its key. */
+  open(scope: RunScope, prefix = 'run'): string {
+    const key = `${prefix}:${this.#next++}`;
+    this.#scopes.set(key, scope);
+    return key;
+  }
+
+  /** The scope for `key`; a missing key is a programming error named in the message. */
+  get(key: string): RunScope {
+    const scope = this.#scopes.get(key);
+    if (!scope)
+      throw new Error(
+        `No run scope "${key}": it was closed or never opened; open it before starting the machine`,
+      );
+    return scope;
+  }
+
+  close(key: string): void {
+    this.#scopes.delete(key);
+  }
+
+  get size(): number {
+    return this.#scopes.size;
+  }
+}

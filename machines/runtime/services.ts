@@ -1,0 +1,34 @@
+import type { ModelAdapter } from '../../model/types.js';
+import type { Failure } from '../../seams/schemas.js';
+import type { AgentHandle, Seams } from '../../seams/types.js';
+import type { SessionLog } from '../../session/types.js';
+import type { ToolRegistryCore } from '../../tools/types.js';
+import type { ScopeTable } from './scopeTable.js';
+
+/** What the tool machines need: bound with `machine.provide` by `createToolCallLogic`/`createToolBatchLogic`. */
+export interface ToolMachineServices {
+  readonly tools: ToolRegistryCore;
+  readonly scopes: ScopeTable;
+  readonly cancelGraceMs: number;
+  /** The seam registry: `seam/decided` for skipped waterfalls, `tools/result`, the approval fallback. */
+  readonly seams: Seams;
+  /** The agent the calls run for when the scope names none (a standalone call may have none). */
+  readonly agent?: AgentHandle;
+  /** The agent's log; only the batch appends (`tool/call`, `tool/result`). */
+  readonly log?: SessionLog;
+  /** Contained notify failures (the agent turns them into `agent/error`). */
+  reportError?(failure: { error: Failure; origin: string; turn?: number; step?: number }): void;
+}
+
+/** What the turn and agent machines need on top of the tool services. */
+export interface TurnMachineServices extends ToolMachineServices {
+  readonly seams: Seams;
+  readonly model: ModelAdapter;
+  readonly log: SessionLog;
+  readonly agent: AgentHandle;
+  readonly maxParallelToolCalls: number;
+  readonly maxRequestRetries: number;
+  readonly sessionStartTimeoutMs: number;
+  /** Contained failures become `agent/error` notifications. */
+  reportError(failure: { error: Failure; origin: string; turn?: number; step?: number }): void;
+}

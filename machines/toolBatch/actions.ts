@@ -1,0 +1,111 @@
+import type { ActorSystem, AnyActorRef } from 'xstate';
+import { describeThrown } from '../../seams/describe.js';
+import type { ToolCallBlock, ToolResult } from '../../seams/schemas.js';
+import type { SessionLog } from '../../session/types.js';
+import { createFailureResult } from '../../tools/index.js';
+import { toolCalls } from '../runtime/callTable.js';
+import { sendToLiveChild } from '../runtime/sendToLiveChild.js';
+import type { ToolMachineServices } from '../runtime/services.js';
+import type { ServicesResolver } from '../runtime/systemServices.js';
+import { createAbortedBeforeDispatch } from '../toolCall/rules.js';
+import { callKeyOf } from './rules.js';
+import type { ToolBatchContext, ToolCallOutput } from './types.js';
+
+type AnyActorSystem = ActorSystem<any>;
+type EffectArgs = { context: ToolBatchContext; self: AnyActorRef; system: AnyActorSystem };
+
+/**
+ * The toolBatch machine's side-effect actions, each resolving its services from its args. None throws:
+ * a failure becomes INTERNAL_ERROR, which finishes the batch with an error.
+ * @param servicesOf where the actions find their services
+ */
+export function createToolBatchActions(servicesOf: ServicesResolver<ToolMachineServices>) {
+  const requireLog = (services: ToolMachineServices): SessionLog => {
+    if (!services.log)
+      throw new Error('The tool batch needs services.log to record tool/call and tool/result');
+    return services.log;
+  };
+  // Side effects never throw: a failure becomes INTERNAL_ERROR, which finishes the batch with an error.
+  const guarded =
+    <TParams>(name: string, effect: (args: EffectArgs, params: TParams) => void) =>
+    (args: EffectArgs, params: TParams): void => {
+      try {
+        effect(args, params);
+      } catch (error) {
+        args.self.send({ type: 'INTERNAL_ERROR', message: `${name} failed: ${describeThrown(error)}` });
+      }
+    };
+  const appendResult = (
+    services: ToolMachineServices,
+    context: ToolBatchContext,
+    callId: string,
+    result: ToolResult,
+  ): void => {
+    requireLog(services).appendCore('tool/result', {
+      turn: context.turn,
+      step: context.step,
+      callId,
+      content: [...result.content],
+      isError: result.isError,
+      ...(result.isError ? { error: { ...result.error } } : {}),
+    });
+  };
+  const appendCall = (
+    services: ToolMachineServices,
+    context: ToolBatchContext,
+    call: ToolCallBlock,
+  ): void => {
+    requireLog(services).appendCore('tool/call', {
+      turn: context.turn,
+      step: context.step,
+      callId: call.id,
+      name: call.name,
+      arguments: call.arguments,
+    });
+  };
+  const commit = (args: EffectArgs, callId: string, result: ToolResult): void => {
+    const { context, self } = args;
+    toolCalls.close(callKeyOf(context, context.cursor));
+    appendResult(servicesOf(args), context, callId, result);
+    self._parent?.send({ type: 'CALL_COMMITTED', callId, contexts: result.additionalContexts ?? [] });
+  };
+
+  return {
+    startCall: guarded('Recording tool/call', (args) => {
+      const { context } = args;
+      const services = servicesOf(args);
+      const call = context.calls[context.started]!;
+      const runSignal = services.scopes.get(context.scopeKey).controller.signal;
+      toolCalls.open(
+        callKeyOf(context, context.started),
+        { callId: call.id, name: call.name, arguments: call.arguments },
+        runSignal,
+      );
+      appendCall(services, context, call);
+    }),
+    commitResult: guarded<{ output: unknown }>('Recording tool/result', (args, params) => {
+      const output = params.output as ToolCallOutput;
+      commit(args, output.callId, output.result);
+    }),
+    commitCrashed: guarded('Recording a failed call', (args) => {
+      const { context } = args;
+      const call = context.calls[context.cursor]!;
+      const reason = context.crashed[context.cursor] ?? 'unknown failure';
+      commit(args, call.id, createFailureResult('PIPELINE_ERROR', `The tool call actor failed: ${reason}`));
+    }),
+    appendAbortedPairs: guarded('Recording aborted calls', (args) => {
+      const { context } = args;
+      const services = servicesOf(args);
+      for (const call of context.calls.slice(context.started)) {
+        appendCall(services, context, call);
+        appendResult(services, context, call.id, createAbortedBeforeDispatch());
+      }
+    }),
+    abortStartedCalls: guarded('Aborting started calls', ({ context, self }) => {
+      // Only calls still running (decision 32): a call that died gets nothing.
+      for (let index = context.cursor; index < context.started; index++) {
+        sendToLiveChild(self, `call-${index}`, { type: 'ABORT' });
+      }
+    }),
+  };
+}

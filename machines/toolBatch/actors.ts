@@ -1,0 +1,50 @@
+import { fromCallback, fromPromise } from 'xstate';
+import type { ToolCallBlock } from '../../seams/schemas.js';
+import { parseToolArguments } from '../../tools/index.js';
+import { toolCalls } from '../runtime/callTable.js';
+import type { ToolMachineServices } from '../runtime/services.js';
+import type { ServicesResolver } from '../runtime/systemServices.js';
+import type { ClassifyInput, ClassifyOutput } from './types.js';
+
+/**
+ * The toolBatch machine's own actors (the toolCall logic it spawns is provided beside them).
+ * @param servicesOf where the actors find their services
+ */
+export function createToolBatchActors(servicesOf: ServicesResolver<ToolMachineServices>) {
+  return {
+    classify: fromPromise<ClassifyOutput, ClassifyInput>(async ({ input, system }) => ({
+      mode: classifyCall(servicesOf({ system }), input.call),
+    })),
+    watchScope: fromCallback<{ type: 'ABORT' }, { scopeKey: string; callKeyPrefix: string }>(
+      ({ input, sendBack, system }) => {
+        const signal = servicesOf({ system }).scopes.get(input.scopeKey).controller.signal;
+        const onAbort = (): void => sendBack({ type: 'ABORT' });
+        if (signal.aborted) onAbort();
+        else signal.addEventListener('abort', onAbort, { once: true });
+        // Runs when the batch stops, however it stops: no call handle outlives it.
+        return () => {
+          signal.removeEventListener('abort', onAbort);
+          toolCalls.closeAll(input.callKeyPrefix);
+        };
+      },
+    ),
+  };
+}
+
+/** A call's concurrency mode, read right before it starts; unknown tools and doubts are exclusive. */
+export function classifyCall(
+  services: Pick<ToolMachineServices, 'tools'>,
+  call: ToolCallBlock,
+): 'parallel' | 'exclusive' {
+  const tool = services.tools.get(call.name);
+  const concurrency = tool?.concurrency;
+  if (concurrency === 'parallel') return 'parallel';
+  if (typeof concurrency !== 'function') return 'exclusive';
+  const args = parseToolArguments(call.arguments);
+  if (!args.ok) return 'exclusive';
+  try {
+    return concurrency(args.value) === true ? 'parallel' : 'exclusive';
+  } catch {
+    return 'exclusive';
+  }
+}

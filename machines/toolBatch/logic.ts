@@ -1,0 +1,30 @@
+import type { ToolMachineServices } from '../runtime/services.js';
+import { fixedServices, type ServicesResolver } from '../runtime/systemServices.js';
+import { toolBatchMachine } from '../toolBatch.js';
+import { provideToolCallLogic } from '../toolCall/logic.js';
+import { createToolBatchActions } from './actions.js';
+import { createToolBatchActors } from './actors.js';
+
+/**
+ * The toolBatch machine whose implementations resolve their services from their args.
+ * @param servicesOf where the implementations find their services
+ */
+export function provideToolBatchLogic(
+  servicesOf: ServicesResolver<ToolMachineServices>,
+): typeof toolBatchMachine {
+  return toolBatchMachine.provide({
+    actors: { ...createToolBatchActors(servicesOf), toolCall: provideToolCallLogic(servicesOf) },
+    actions: createToolBatchActions(servicesOf),
+  });
+}
+
+/**
+ * The toolBatch machine with services bound: the log it appends to, the tool registry it classifies
+ * with, and the toolCall logic it spawns.
+ * @param services the tool machine services (with `log`)
+ * @example
+ * const batch = createToolBatchLogic({ tools, scopes, seams, log, cancelGraceMs: 5_000 });
+ */
+export function createToolBatchLogic(services: ToolMachineServices): typeof toolBatchMachine {
+  return provideToolBatchLogic(fixedServices(services));
+}

@@ -1,0 +1,69 @@
+import type { HookContext, ToolCallBlock } from '../../seams/schemas.js';
+import type { ToolCallOutput, ToolCallReport } from '../toolCall/types.js';
+
+export interface ToolBatchInput {
+  readonly scopeKey: string;
+  readonly turn: number;
+  readonly step: number;
+  /** The answer's tool-call blocks, model order (ids unique and non-empty: the turn checks). */
+  readonly calls: readonly ToolCallBlock[];
+  readonly maxParallel: number;
+}
+
+export type ConcurrencyMode = 'parallel' | 'exclusive';
+
+/** Plain data: per-call slots and the commit cursor; the calls themselves are spawned actors. */
+export interface ToolBatchContext {
+  readonly scopeKey: string;
+  readonly turn: number;
+  readonly step: number;
+  readonly maxParallel: number;
+  readonly calls: readonly ToolCallBlock[];
+  /** Calls `[0, started)` have started; `[0, cursor)` are committed. */
+  readonly started: number;
+  readonly cursor: number;
+  /** The call in its policy phase (pre-execute, approval, guards), if any: the lane is busy. */
+  readonly preparing: number | null;
+  readonly settled: readonly boolean[];
+  /** The mode each started call was started with. */
+  readonly modes: readonly ConcurrencyMode[];
+  /** Why a call's actor died, by index (its result is then written by the batch). */
+  readonly crashed: readonly (string | null)[];
+  /** The mode of the next call, read when it was about to start. */
+  readonly nextMode: ConcurrencyMode | null;
+  readonly aborted: boolean;
+  /** A side effect failed (an append): the batch finished early. */
+  readonly failure: string | null;
+}
+
+export type ToolBatchEvent =
+  | ToolCallReport
+  | { type: 'ABORT' }
+  | { type: 'INTERNAL_ERROR'; message: string }
+  | { type: 'FINISH' }
+  // A spawned call finished or died (spawned children report to the parent by these names).
+  | { type: `xstate.done.actor.call-${number}`; output: ToolCallOutput; actorId: string }
+  | { type: `xstate.error.actor.call-${number}`; error: unknown; actorId: string };
+
+/** What the batch tells the turn after each `tool/result`. */
+export interface CallCommittedEvent {
+  readonly type: 'CALL_COMMITTED';
+  readonly callId: string;
+  readonly contexts: readonly HookContext[];
+}
+
+export interface ToolBatchOutput {
+  readonly aborted: boolean;
+  /** Set when an append failed and the batch stopped early (the turn repairs the log). */
+  readonly error?: string;
+}
+
+export interface ClassifyInput {
+  readonly scopeKey: string;
+  readonly call: ToolCallBlock;
+}
+export interface ClassifyOutput {
+  readonly mode: ConcurrencyMode;
+}
+
+export type { ToolCallOutput };

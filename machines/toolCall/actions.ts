@@ -1,0 +1,84 @@
+import type { ActorSystem } from 'xstate';
+import { describeThrown } from '../../seams/describe.js';
+import type { JsonValue } from '../../seams/schemas.js';
+import type { ToolExecution } from '../../seams/types.js';
+import { toolCalls } from '../runtime/callTable.js';
+import type { ToolMachineServices } from '../runtime/services.js';
+import type { ServicesResolver } from '../runtime/systemServices.js';
+import { createDispatchScope } from './actors.js';
+import type { ToolCallContext } from './types.js';
+
+type Args = { readonly context: ToolCallContext; readonly system: ActorSystem<any> };
+
+const defaultDecisions = {
+  'tools/pre-execute': { kind: 'allow' },
+  'tools/post-execute': { kind: 'accept' },
+} as const;
+
+/**
+ * The toolCall machine's side-effect actions, each resolving its services from its args. None throws:
+ * a failing notify is reported through `services.reportError`.
+ * @param servicesOf where the actions find their services
+ */
+export function createToolCallActions(servicesOf: ServicesResolver<ToolMachineServices>) {
+  const execOf = (context: ToolCallContext): ToolExecution | undefined =>
+    toolCalls.has(context.callKey) ? toolCalls.get(context.callKey).sealed?.exec : undefined;
+  const report = (
+    services: ToolMachineServices,
+    origin: string,
+    error: unknown,
+    context: ToolCallContext,
+  ): void => {
+    services.reportError?.({
+      error: { message: `${origin} failed for tool call "${context.callId}": ${describeThrown(error)}` },
+      origin,
+      ...(context.turn === null ? {} : { turn: context.turn }),
+      ...(context.step === null ? {} : { step: context.step }),
+    });
+  };
+  return {
+    abortCall: ({ context }: Args): void => {
+      if (toolCalls.has(context.callKey)) toolCalls.get(context.callKey).controller.abort();
+    },
+    // An empty waterfall is skipped by the machine, which still reports the default decision.
+    emitDefaultDecided: (
+      { context, system }: Args,
+      params: { seam: keyof typeof defaultDecisions },
+    ): void => {
+      const exec = execOf(context);
+      if (!exec) return;
+      const services = servicesOf({ system });
+      try {
+        const scope = createDispatchScope(services, context, exec, exec.signal);
+        services.seams.notify(
+          'seam/decided',
+          {
+            ...(scope.agentId === undefined ? {} : { agentId: scope.agentId }),
+            seam: params.seam,
+            decidedBy: 'default',
+            decision: defaultDecisions[params.seam] as JsonValue,
+            ...(context.turn === null ? {} : { turn: context.turn }),
+            callId: context.callId,
+          },
+          scope,
+        );
+      } catch (error) {
+        report(services, 'seam/decided', error, context);
+      }
+    },
+    notifyResult: ({ context, system }: Args): void => {
+      const exec = execOf(context);
+      if (!exec || !context.seamsPresent['tools/result'] || !context.result) return;
+      const services = servicesOf({ system });
+      try {
+        services.seams.notify(
+          'tools/result',
+          { exec, result: context.result },
+          createDispatchScope(services, context, exec, exec.signal),
+        );
+      } catch (error) {
+        report(services, 'tools/result', error, context);
+      }
+    },
+  };
+}

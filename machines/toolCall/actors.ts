@@ -1,0 +1,265 @@
+import { fromCallback, fromPromise } from 'xstate';
+import { Seam } from '../../seams/names.js';
+import { ApprovalAnswerSchema, type ApprovalVerdict, type ToolResult } from '../../seams/schemas.js';
+import type { DispatchScope, ToolExecution } from '../../seams/types.js';
+import {
+  applyPostDecision,
+  createCoreDispatch,
+  createFailureResult,
+  runFinalizer,
+  type SealedCall,
+  sealExecution,
+  ToolMessage,
+  withContexts,
+  withoutContexts,
+} from '../../tools/index.js';
+import { type CallHandles, toolCalls } from '../runtime/callTable.js';
+import type { RunScope } from '../runtime/scopeTable.js';
+import type { ToolMachineServices } from '../runtime/services.js';
+import type { ServicesResolver } from '../runtime/systemServices.js';
+import { normalizeAroundResult } from './normalize.js';
+import { createAbortedBeforeDispatch, describeApprovalRefusal, describeFailure } from './rules.js';
+import {
+  type ApprovalOutput,
+  type DispatchOutput,
+  type FinalizeOutput,
+  type GuardsOutput,
+  type PostExecuteInput,
+  type PostExecuteOutput,
+  type PreExecuteOutput,
+  type SealOutput,
+  type ToolCallActorInput,
+  type ToolSeamsPresent,
+  toolSeamKeys,
+} from './types.js';
+
+interface Resolved {
+  readonly handles: CallHandles;
+  readonly sealed: SealedCall;
+  readonly exec: ToolExecution;
+  readonly scope: RunScope;
+}
+
+/**
+ * The toolCall machine's actors, each resolving its services from its args (see `ServicesResolver`).
+ * @param servicesOf where the actors find tools, scopes, seams, cancel grace
+ */
+export function createToolCallActors(servicesOf: ServicesResolver<ToolMachineServices>) {
+  const resolve = (services: ToolMachineServices, input: ToolCallActorInput): Resolved => {
+    const handles = toolCalls.get(input.callKey);
+    if (!handles.sealed) throw new Error(`Tool call "${input.callKey}" was not sealed before its policy ran`);
+    return {
+      handles,
+      sealed: handles.sealed,
+      exec: handles.sealed.exec,
+      scope: services.scopes.get(input.scopeKey),
+    };
+  };
+  // The actor's own signal aborts when the machine leaves the state: a late decision is then ignored.
+  const dispatchScope = (
+    services: ToolMachineServices,
+    input: ToolCallActorInput,
+    exec: ToolExecution,
+    signal: AbortSignal,
+  ): DispatchScope => createDispatchScope(services, input, exec, signal);
+
+  return {
+    seal: fromPromise<SealOutput, ToolCallActorInput>(async ({ input, system }) => {
+      const services = servicesOf({ system });
+      const handles = toolCalls.get(input.callKey);
+      const scope = services.scopes.get(input.scopeKey);
+      const { request, controller } = handles;
+      const sealed = sealExecution(
+        {
+          callId: request.callId,
+          name: request.name,
+          arguments: request.arguments,
+          agent: request.agent ?? scope.agent ?? services.agent,
+          turn: input.turn ?? undefined,
+          step: input.step ?? undefined,
+          parent: request.parent,
+          signal: controller.signal,
+        },
+        services.tools,
+      );
+      handles.sealed = sealed;
+      const seamsPresent = Object.fromEntries(toolSeamKeys.map((key) => [key, scope.seams.has(key)]));
+      const base = {
+        callId: sealed.exec.callId,
+        name: sealed.exec.name,
+        hasFinalizer: sealed.finalize !== undefined,
+        seamsPresent: seamsPresent as ToolSeamsPresent,
+      };
+      if (sealed.argumentsError !== undefined) {
+        return { ...base, outcome: 'invalid-args', message: sealed.argumentsError };
+      }
+      return { ...base, outcome: controller.signal.aborted ? 'pre-aborted' : 'sealed' };
+    }),
+
+    preExecute: fromPromise<PreExecuteOutput, ToolCallActorInput>(async ({ input, signal, system }) => {
+      const services = servicesOf({ system });
+      const { exec, scope } = resolve(services, input);
+      const outcome = await scope.seams.waterfall(
+        'tools/pre-execute',
+        exec,
+        { kind: 'allow' },
+        dispatchScope(services, input, exec, signal),
+      );
+      return { decision: outcome.decision, decidedBy: outcome.decidedBy };
+    }),
+
+    approval: fromPromise<ApprovalOutput, ToolCallActorInput & { reason: string | null }>(
+      async ({ input, signal, system }) => {
+        const services = servicesOf({ system });
+        const { exec, scope } = resolve(services, input);
+        // An agent-less call has a channel only if the caller passed one (tools.execute({ approval })).
+        const channel = scope.approval ?? (exec.agent ? services.seams.approval : undefined);
+        let missing: 'no agent' | 'no approval channel' | undefined;
+        const ask = async (): Promise<ApprovalVerdict> => {
+          if (!channel) {
+            missing = services.seams.approval ? 'no agent' : 'no approval channel';
+            return { outcome: 'unavailable' };
+          }
+          const rawAnswer = await channel.request({
+            ...(exec.agent ? { agent: exec.agent } : {}),
+            toolName: exec.name,
+            callId: exec.callId,
+            ...(exec.turn === undefined ? {} : { turn: exec.turn }),
+            ...(exec.step === undefined ? {} : { step: exec.step }),
+            arguments: exec.arguments,
+            ...(input.reason === null ? {} : { reason: input.reason }),
+            signal: exec.signal,
+          });
+          const answer = ApprovalAnswerSchema.parse(rawAnswer);
+          return typeof answer === 'string' ? { outcome: answer } : answer;
+        };
+        // `tools/approval` listeners answer before the channel; `next()` falls through to it.
+        const verdict = scope.seams.has(Seam.approval)
+          ? (
+              await scope.seams.approval(
+                { exec, ...(input.reason === null ? {} : { reason: input.reason }) },
+                ask,
+                dispatchScope(services, input, exec, signal),
+              )
+            ).decision
+          : await ask();
+        if (verdict.outcome === 'allowed-once') return { kind: 'granted' };
+        if (verdict.outcome === 'cancelled' && exec.signal.aborted) return { kind: 'aborted' };
+        if (missing && verdict.outcome === 'unavailable') {
+          return { kind: 'denied', reason: describeApprovalRefusal(exec.name, missing) };
+        }
+        return {
+          kind: 'denied',
+          reason: describeApprovalRefusal(exec.name, verdict.outcome, verdict.reason),
+        };
+      },
+    ),
+
+    guards: fromPromise<GuardsOutput, ToolCallActorInput>(async ({ input, system }) => {
+      const { exec, scope } = resolve(servicesOf({ system }), input);
+      const denial = scope.seams.guards(exec);
+      return denial ? { denied: denial.denied, by: denial.by } : { denied: null, by: null };
+    }),
+
+    dispatch: fromPromise<DispatchOutput, ToolCallActorInput>(async ({ input, signal, system }) => {
+      const services = servicesOf({ system });
+      const { handles, exec, scope } = resolve(services, input);
+      const callSignal = handles.controller.signal;
+      // Stopping this actor (the call actor was stopped mid-body) must stop the body too.
+      const stop = (): void => handles.controller.abort(signal.reason);
+      signal.addEventListener('abort', stop, { once: true });
+      try {
+        const canonical = new WeakSet<ToolResult>();
+        const core = createCoreDispatch({
+          tools: services.tools,
+          cancelGraceMs: services.cancelGraceMs,
+          callSignal,
+          onBodyStart: () => {
+            handles.bodyStarted = true;
+          },
+        });
+        const tracked = async (current: ToolExecution): Promise<ToolResult> => {
+          const result = await core(current);
+          canonical.add(result);
+          return result;
+        };
+        const raw = scope.seams.has('tools/execute')
+          ? await scope.seams.around(exec, tracked, dispatchScope(services, input, exec, signal))
+          : await tracked(exec);
+        let result = canonical.has(raw) ? raw : normalizeAroundResult(raw, exec, services.tools);
+        // A success that arrives after the cancel is not trusted: nobody asked for it any more.
+        if (callSignal.aborted && !result.isError) {
+          const aborted = handles.bodyStarted ? abortedAfterStart() : createAbortedBeforeDispatch();
+          result = withContexts(aborted, result.additionalContexts ?? []);
+        }
+        return { result: withoutContexts(result), contexts: result.additionalContexts ?? [] };
+      } finally {
+        signal.removeEventListener('abort', stop);
+      }
+    }),
+
+    postExecute: fromPromise<PostExecuteOutput, PostExecuteInput>(async ({ input, signal, system }) => {
+      const services = servicesOf({ system });
+      const { exec, scope } = resolve(services, input);
+      const outcome = await scope.seams.waterfall(
+        'tools/post-execute',
+        { exec, result: input.result },
+        { kind: 'accept' },
+        dispatchScope(services, input, exec, signal),
+      );
+      const applied = applyPostDecision(input.result, outcome.decision, exec, services.tools);
+      return { result: applied.result, contexts: applied.contexts, blocked: applied.blocked };
+    }),
+
+    finalize: fromPromise<FinalizeOutput, PostExecuteInput>(async ({ input, system }) => {
+      const { sealed, exec } = resolve(servicesOf({ system }), input);
+      if (!sealed.finalize) return { result: input.result };
+      return { result: runFinalizer(sealed.finalize, exec, input.result) };
+    }),
+
+    watchAbort: fromCallback<{ type: 'ABORT' }, { callKey: string }>(({ input, sendBack }) => {
+      const signal = toolCalls.get(input.callKey).controller.signal;
+      const onAbort = (): void => sendBack({ type: 'ABORT' });
+      if (signal.aborted) {
+        onAbort();
+        return undefined;
+      }
+      signal.addEventListener('abort', onAbort, { once: true });
+      return () => signal.removeEventListener('abort', onAbort);
+    }),
+  };
+}
+
+/** Where a call's seam dispatch happens: agent filter, turn, call id, signal, contained-failure sink. */
+export function createDispatchScope(
+  services: ToolMachineServices,
+  input: { turn: number | null; step: number | null },
+  exec: ToolExecution,
+  signal: AbortSignal,
+): DispatchScope {
+  const agentId = exec.agent?.id;
+  const report = services.reportError;
+  return {
+    ...(agentId === undefined ? {} : { agentId }),
+    ...(input.turn === null ? {} : { turn: input.turn }),
+    callId: exec.callId,
+    signal,
+    ...(report
+      ? {
+          onContainedError: ({ seam, listener, error }) =>
+            report({
+              error: {
+                message: `Listener "${listener}" on seam "${seam}" failed: ${describeFailure(error)}`,
+              },
+              origin: seam,
+              ...(input.turn === null ? {} : { turn: input.turn }),
+              ...(input.step === null ? {} : { step: input.step }),
+            }),
+        }
+      : {}),
+  };
+}
+
+function abortedAfterStart(): ToolResult {
+  return createFailureResult('ABORTED', ToolMessage.aborted());
+}

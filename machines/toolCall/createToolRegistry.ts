@@ -1,0 +1,124 @@
+import { describeReceived } from '../../seams/describe.js';
+import type { ToolResult } from '../../seams/schemas.js';
+import { createToolRegistryCore } from '../../tools/index.js';
+import type { ExecuteOptions, ToolCallRequest, ToolRegistry } from '../../tools/types.js';
+import { toolCalls } from '../runtime/callTable.js';
+import { ScopeTable } from '../runtime/scopeTable.js';
+import type { ToolMachineServices } from '../runtime/services.js';
+import { createActorWithServices } from '../runtime/systemServices.js';
+import { sharedToolCallLogic } from './logic.js';
+
+const DEFAULT_CANCEL_GRACE_MS = 5_000;
+let registries = 0;
+
+/**
+ * Creates a tool registry: register tools, list their schemas, and run one call through the whole
+ * pipeline standalone (`execute`: no batch, no log).
+ * @example
+ * const tools = createToolRegistry();
+ * tools.register(echo);
+ * const result = await tools.execute({ name: 'echo', arguments: '{"text":"hi"}' }, { seams });
+ */
+export function createToolRegistry(): ToolRegistry {
+  const core = createToolRegistryCore();
+  const scopes = new ScopeTable();
+  // Call handles live in one process-wide table: each registry keys its calls apart.
+  const scopePrefix = `tools.execute#${++registries}`;
+  let calls = 0;
+
+  const execute = async (rawRequest: ToolCallRequest, rawOptions: ExecuteOptions): Promise<ToolResult> => {
+    const request = validateRequest(rawRequest);
+    const options = resolveExecuteOptions(rawOptions);
+    const controller = new AbortController();
+    const onAbort = (): void => controller.abort(options.signal?.reason);
+    if (options.signal?.aborted) onAbort();
+    else options.signal?.addEventListener('abort', onAbort, { once: true });
+    const callId = request.callId ?? `call-${++calls}`;
+    const scopeKey = scopes.open(
+      {
+        seams: options.seams.snapshot(request.agent?.id),
+        controller,
+        ...(request.agent ? { agent: request.agent } : {}),
+        ...(options.approval ? { approval: options.approval } : {}),
+      },
+      scopePrefix,
+    );
+    const callKey = `${scopeKey}/call`;
+    toolCalls.open(callKey, { ...request, callId }, controller.signal);
+    // One root actor per call; its services are registered for its system (the logic is shared).
+    const services: ToolMachineServices = {
+      tools: core,
+      scopes,
+      seams: options.seams,
+      cancelGraceMs: options.cancelGraceMs,
+    };
+    try {
+      return await new Promise<ToolResult>((resolve, reject) => {
+        const actor = createActorWithServices(sharedToolCallLogic(), services, {
+          input: { scopeKey, callKey, batched: false },
+        });
+        // The root actor always has an error subscriber: a machine failure rejects, it never crashes.
+        actor.subscribe({
+          complete: () => resolve(actor.getSnapshot().output!.result),
+          error: (error) =>
+            reject(new Error(`tools.execute failed internally for "${request.name}"`, { cause: error })),
+        });
+        actor.start();
+      });
+    } finally {
+      options.signal?.removeEventListener('abort', onAbort);
+      toolCalls.close(callKey);
+      scopes.close(scopeKey);
+    }
+  };
+
+  return { ...core, execute };
+}
+
+// The request's fields are read once here; sealing reads this copy.
+function validateRequest(rawRequest: ToolCallRequest): ToolCallRequest {
+  if (rawRequest === null || typeof rawRequest !== 'object') {
+    throw new TypeError(
+      `Expected tools.execute() to receive a request object, got ${describeReceived(rawRequest)}`,
+    );
+  }
+  const { name, arguments: args, callId, agent, parent } = rawRequest;
+  if (typeof name !== 'string' || name === '') {
+    throw new TypeError(
+      `Expected the \`name\` of tools.execute() to be a tool name, got ${describeReceived(name)}`,
+    );
+  }
+  if (callId !== undefined && (typeof callId !== 'string' || callId === '')) {
+    throw new TypeError(
+      `Expected the \`callId\` of tools.execute() to be a non-empty string, got ${describeReceived(callId)}`,
+    );
+  }
+  return {
+    name,
+    arguments: args,
+    ...(callId === undefined ? {} : { callId }),
+    ...(agent === undefined ? {} : { agent }),
+    ...(parent === undefined ? {} : { parent }),
+  };
+}
+
+function resolveExecuteOptions(rawOptions: ExecuteOptions): ExecuteOptions & { cancelGraceMs: number } {
+  const options = (rawOptions ?? {}) as Partial<ExecuteOptions>;
+  if (!options.seams || typeof options.seams.snapshot !== 'function') {
+    throw new TypeError(
+      `Expected the \`seams\` option of tools.execute() to be a registry from createSeams(), got ${describeReceived(options.seams)}`,
+    );
+  }
+  if (options.signal !== undefined && !(options.signal instanceof AbortSignal)) {
+    throw new TypeError(
+      `Expected the \`signal\` option of tools.execute() to be an AbortSignal, got ${describeReceived(options.signal)}`,
+    );
+  }
+  const grace = options.cancelGraceMs ?? DEFAULT_CANCEL_GRACE_MS;
+  if (typeof grace !== 'number' || !Number.isFinite(grace) || grace < 0) {
+    throw new TypeError(
+      `Expected the \`cancelGraceMs\` option of tools.execute() to be a non-negative number, got ${describeReceived(grace)}`,
+    );
+  }
+  return { ...(options as ExecuteOptions), cancelGraceMs: grace };
+}

@@ -1,0 +1,92 @@
+import type { AnyEventObject } from 'xstate';
+import { createFailureResult, createSuccessResult } from '../../tools/index.js';
+import type {
+  ApprovalOutput,
+  DispatchOutput,
+  FinalizeOutput,
+  GuardsOutput,
+  PostExecuteOutput,
+  PreExecuteOutput,
+  SealOutput,
+  ToolSeamsPresent,
+} from './types.js';
+import { toolSeamKeys } from './types.js';
+
+const done = <T>(id: string, output: T): AnyEventObject => ({
+  type: `xstate.done.actor.${id}`,
+  output,
+  actorId: id,
+});
+const fail = (id: string, message: string): AnyEventObject => ({
+  type: `xstate.error.actor.${id}`,
+  error: { message },
+  actorId: id,
+});
+
+/** The n + 2 seam configurations: all empty, all present, and each seam absent in turn. */
+export const seamConfigurations: readonly ToolSeamsPresent[] = [
+  presence(() => false),
+  presence(() => true),
+  ...toolSeamKeys.map((absent) => presence((key) => key !== absent)),
+];
+
+const sealed = (seamsPresent: ToolSeamsPresent): SealOutput => ({
+  callId: 'c1',
+  name: 'echo',
+  hasFinalizer: true,
+  seamsPresent,
+  outcome: 'sealed',
+});
+const success = createSuccessResult('ok', [{ type: 'text', text: 'ok' }]);
+const context = {
+  content: [{ type: 'text' as const, text: 'ctx' }],
+  source: { kind: 'plugin' as const, plugin: 'p' },
+};
+
+/**
+ * Synthetic events for `xstate/graph` traversal of `toolCallMachine`: a done/error event for every
+ * outcome of every invoke, the `cancelGrace` delay, and `COMMIT`/`ABORT`. Outputs are plain objects.
+ */
+export const graphEvents: readonly AnyEventObject[] = [
+  ...seamConfigurations.map((present) => done<SealOutput>('seal', sealed(present))),
+  done<SealOutput>('seal', {
+    ...sealed(presence(() => true)),
+    outcome: 'invalid-args',
+    message: 'Arguments are not plain JSON: a function at "arguments.f"',
+  }),
+  done<SealOutput>('seal', { ...sealed(presence(() => true)), outcome: 'pre-aborted' }),
+  fail('seal', 'No tool call "k"'),
+  done<PreExecuteOutput>('preExecute', {
+    decision: { kind: 'allow', additionalContexts: [context] },
+    decidedBy: 'p',
+  }),
+  done<PreExecuteOutput>('preExecute', { decision: { kind: 'deny', reason: 'no' }, decidedBy: 'p' }),
+  done<PreExecuteOutput>('preExecute', { decision: { kind: 'ask', reason: 'sure?' }, decidedBy: 'p' }),
+  fail('preExecute', 'Listener "p" on seam "tools/pre-execute" threw: boom'),
+  done<ApprovalOutput>('approval', { kind: 'granted' }),
+  done<ApprovalOutput>('approval', { kind: 'denied', reason: 'Approval for tool "echo" was rejected' }),
+  done<ApprovalOutput>('approval', { kind: 'aborted' }),
+  fail('approval', 'approval channel failed'),
+  done<GuardsOutput>('guards', { denied: null, by: null }),
+  done<GuardsOutput>('guards', { denied: 'not here', by: 'g' }),
+  fail('guards', 'Guard "g" threw: boom'),
+  done<DispatchOutput>('dispatch', { result: success, contexts: [context] }),
+  done<DispatchOutput>('dispatch', { result: createFailureResult('TOOL_FAILED', 'boom'), contexts: [] }),
+  fail('dispatch', 'Listener "w" on seam "tools/execute" threw: boom'),
+  { type: 'xstate.after.cancelGrace.toolCall.dispatching.draining' },
+  done<PostExecuteOutput>('postExecute', { result: success, contexts: [context], blocked: false }),
+  done<PostExecuteOutput>('postExecute', {
+    result: createFailureResult('BLOCKED', 'no'),
+    contexts: [],
+    blocked: true,
+  }),
+  fail('postExecute', 'Listener "p" on seam "tools/post-execute" threw: boom'),
+  done<FinalizeOutput>('finalize', { result: success }),
+  fail('finalize', 'finalizeContent of tool "echo" threw: boom'),
+  { type: 'COMMIT' },
+  { type: 'ABORT' },
+];
+
+function presence(test: (key: (typeof toolSeamKeys)[number]) => boolean): ToolSeamsPresent {
+  return Object.fromEntries(toolSeamKeys.map((key) => [key, test(key)])) as ToolSeamsPresent;
+}

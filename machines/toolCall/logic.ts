@@ -1,0 +1,36 @@
+import type { ToolMachineServices } from '../runtime/services.js';
+import { fixedServices, once, type ServicesResolver, servicesOfSystem } from '../runtime/systemServices.js';
+import { toolCallMachine } from '../toolCall.js';
+import { createToolCallActions } from './actions.js';
+import { createToolCallActors } from './actors.js';
+
+/**
+ * The toolCall machine with services bound (tools, scopes, seams, cancel grace).
+ * @param services the tool machine services
+ * @example
+ * const logic = createToolCallLogic({ tools, scopes, seams, cancelGraceMs: 5_000 });
+ * const actor = createActor(logic, { input: { scopeKey, callKey, batched: false } });
+ */
+export function createToolCallLogic(services: ToolMachineServices): typeof toolCallMachine {
+  return provideToolCallLogic(fixedServices(services));
+}
+
+/**
+ * The toolCall logic shared by every run: it finds its services through the actor system
+ * (`createActorWithServices`), so the machine is provided once, not once per call.
+ */
+export const sharedToolCallLogic = once(() => provideToolCallLogic(servicesOfSystem<ToolMachineServices>));
+
+/**
+ * The toolCall machine whose implementations resolve their services from their args.
+ * @param servicesOf where the implementations find their services
+ */
+export function provideToolCallLogic(
+  servicesOf: ServicesResolver<ToolMachineServices>,
+): typeof toolCallMachine {
+  return toolCallMachine.provide({
+    actors: createToolCallActors(servicesOf),
+    actions: createToolCallActions(servicesOf),
+    delays: { cancelGrace: ({ system }) => servicesOf({ system }).cancelGraceMs },
+  });
+}

@@ -1,0 +1,149 @@
+import { assign, fromCallback, setup } from 'xstate';
+import { createFailureResult, withContexts } from '../../tools/index.js';
+import { unprovidedActors } from '../runtime/unprovided.js';
+import {
+  abandonReview,
+  assembleResult,
+  createAbortedBeforeDispatch,
+  createDidNotStop,
+  createPipelineError,
+} from './rules.js';
+import type {
+  ApprovalOutput,
+  DispatchOutput,
+  FinalizeOutput,
+  GuardsOutput,
+  PostExecuteInput,
+  PostExecuteOutput,
+  PreExecuteOutput,
+  SealOutcome,
+  SealOutput,
+  ToolCallActorInput,
+  ToolCallContext,
+  ToolCallEvent,
+  ToolCallInput,
+  ToolCallOutput,
+  ToolCallReport,
+  ToolSeamKey,
+} from './types.js';
+
+// The un-provided machine (Stately, diagrams, graph traversal) never runs its actors.
+const unprovided = unprovidedActors('toolCallMachine', 'build it with createToolCallLogic(services)');
+
+const outputOf = <T>(event: unknown): T => (event as { output: T }).output;
+const errorOf = (event: unknown): unknown => (event as { error: unknown }).error;
+
+/** The toolCall machine's implementations: types, actors, named actions, guards and delays. */
+export const toolCallSetup = setup({
+  types: {
+    input: {} as ToolCallInput,
+    context: {} as ToolCallContext,
+    events: {} as ToolCallEvent,
+    output: {} as ToolCallOutput,
+  },
+  actors: {
+    seal: unprovided<SealOutput, ToolCallActorInput>('seal'),
+    preExecute: unprovided<PreExecuteOutput, ToolCallActorInput>('preExecute'),
+    approval: unprovided<ApprovalOutput, ToolCallActorInput & { reason: string | null }>('approval'),
+    guards: unprovided<GuardsOutput, ToolCallActorInput>('guards'),
+    dispatch: unprovided<DispatchOutput, ToolCallActorInput>('dispatch'),
+    postExecute: unprovided<PostExecuteOutput, PostExecuteInput>('postExecute'),
+    finalize: unprovided<FinalizeOutput, PostExecuteInput>('finalize'),
+    watchAbort: fromCallback<{ type: 'ABORT' }, { callKey: string }>(() => undefined),
+  },
+  actions: {
+    // Side effects: no-ops here, bound to services by createToolCallLogic.
+    abortCall: () => {},
+    emitDefaultDecided: (_, _params: { seam: 'tools/pre-execute' | 'tools/post-execute' }) => {},
+    notifyResult: () => {},
+    // Reports to the batch (pure: sendParent), only under a batch.
+    // Reports to the batch (taken only on transitions guarded by `isBatched`). Sent through `_parent`
+    // at execution time, so graph traversal of a parentless machine does not resolve a missing parent.
+    reportToBatch: ({ context, self }, params: { report: ToolCallReport['type'] }) => {
+      self._parent?.send({ type: params.report, callId: context.callId });
+    },
+    // Context updates (pure).
+    markAborted: assign({ aborted: true }),
+    markPrepared: assign({ prepared: true }),
+    recordSeal: assign(({ event }) => {
+      const output = outputOf<SealOutput>(event);
+      return {
+        callId: output.callId,
+        name: output.name,
+        hasFinalizer: output.hasFinalizer,
+        seamsPresent: output.seamsPresent,
+      };
+    }),
+    settleInvalidArgs: assign(({ event }) => ({
+      result: createFailureResult('INVALID_ARGS', outputOf<SealOutput>(event).message ?? 'Invalid arguments'),
+      skipPost: true,
+    })),
+    settleAbortedBeforeDispatch: assign({ result: () => createAbortedBeforeDispatch(), skipPost: true }),
+    settlePipelineError: assign(({ event }) => ({
+      result: createPipelineError(errorOf(event)),
+      skipPost: true,
+    })),
+    recordPreDecision: assign(({ event }) => {
+      const { decision } = outputOf<PreExecuteOutput>(event);
+      return {
+        preContexts: decision.additionalContexts ?? [],
+        askReason: decision.kind === 'ask' ? (decision.reason ?? null) : null,
+      };
+    }),
+    settleDenial: assign({
+      result: ({ event }) => createFailureResult('DENIED', denialReasonOf(outputOf(event))),
+    }),
+    settleDispatched: assign(({ event }) => {
+      const output = outputOf<DispatchOutput>(event);
+      return { result: output.result, bodyContexts: output.contexts };
+    }),
+    settleDidNotStop: assign({ result: () => createDidNotStop(), bodyContexts: [] }),
+    applyReview: assign(({ context, event }) => {
+      const output = outputOf<PostExecuteOutput>(event);
+      return {
+        result: output.result,
+        postContexts: output.contexts,
+        bodyContexts: output.blocked ? [] : context.bodyContexts,
+      };
+    }),
+    settleReviewFailure: assign(({ event }) => ({
+      result: createPipelineError(errorOf(event)),
+      bodyContexts: [],
+      postContexts: [],
+    })),
+    abandonReview: assign({ result: ({ context }) => abandonReview(context.result), postContexts: [] }),
+    assembleResult: assign({ result: ({ context }) => assembleResult(context) }),
+    applyFinalized: assign({ result: ({ event }) => outputOf<FinalizeOutput>(event).result }),
+    settleFinalizeFailure: assign({
+      result: ({ context, event }) => withContexts(createPipelineError(errorOf(event)), context.preContexts),
+    }),
+  },
+  guards: {
+    seamIsEmpty: ({ context }, params: { seam: ToolSeamKey }) => !context.seamsPresent[params.seam],
+    sealedAs: ({ event }, params: { outcome: SealOutcome }) =>
+      outputOf<SealOutput>(event).outcome === params.outcome,
+    isAborted: ({ context }) => context.aborted,
+    isLive: ({ context }) => !context.aborted,
+    preDecisionIs: ({ event }, params: { kind: 'allow' | 'deny' | 'ask' }) =>
+      outputOf<PreExecuteOutput>(event).decision.kind === params.kind,
+    approvalIs: ({ event }, params: { kind: ApprovalOutput['kind'] }) =>
+      outputOf<ApprovalOutput>(event).kind === params.kind,
+    guardDenied: ({ event }) => outputOf<GuardsOutput>(event).denied !== null,
+    isStandalone: ({ context }) => !context.batched,
+    isBatched: ({ context }) => context.batched,
+    wasPrepared: ({ context }) => context.prepared,
+    skipsPost: ({ context }) => context.skipPost,
+    hasNoFinalizer: ({ context }) => !context.hasFinalizer,
+  },
+  delays: {
+    cancelGrace: 5_000,
+  },
+});
+
+function denialReasonOf(output: unknown): string {
+  const data = output as Partial<PreExecuteOutput & GuardsOutput & { reason: string }>;
+  if (data.decision?.kind === 'deny') return data.decision.reason;
+  if (typeof data.denied === 'string') return data.denied;
+  if (typeof data.reason === 'string') return data.reason;
+  return 'Denied';
+}

@@ -1,0 +1,112 @@
+import type { HookContext, PreToolDecision, ToolResult } from '../../seams/schemas.js';
+
+/** The seams a call may invoke; `guard` stands for the guard list. */
+export type ToolSeamKey =
+  | 'tools/pre-execute'
+  | 'guard'
+  | 'tools/execute'
+  | 'tools/post-execute'
+  | 'tools/result';
+/** Which tool seams had listeners when the call started. */
+export type ToolSeamsPresent = Record<ToolSeamKey, boolean>;
+export const toolSeamKeys: readonly ToolSeamKey[] = Object.freeze([
+  'tools/pre-execute',
+  'guard',
+  'tools/execute',
+  'tools/post-execute',
+  'tools/result',
+]);
+
+export interface ToolCallInput {
+  readonly scopeKey: string;
+  /** Where the raw request and the live handles sit in `toolCalls`. */
+  readonly callKey: string;
+  /** Under a batch: report `PREPARED`/`SETTLED` and wait for `COMMIT`; standalone: commit at once. */
+  readonly batched: boolean;
+  readonly turn?: number;
+  readonly step?: number;
+}
+
+/** Plain data only: live handles stay in the call table under `callKey`. */
+export interface ToolCallContext {
+  readonly scopeKey: string;
+  readonly callKey: string;
+  readonly batched: boolean;
+  readonly turn: number | null;
+  readonly step: number | null;
+  readonly callId: string;
+  readonly name: string;
+  readonly hasFinalizer: boolean;
+  readonly seamsPresent: ToolSeamsPresent;
+  readonly aborted: boolean;
+  /** `PREPARED` was reported (the policy lane is free again). */
+  readonly prepared: boolean;
+  /** A pipeline error or an abort before dispatch: post-execute does not run. */
+  readonly skipPost: boolean;
+  /** The candidate result (without contexts until `finalizing` assembles them). */
+  readonly result: ToolResult | null;
+  /** The `ask` decision's reason, shown to the approver. */
+  readonly askReason: string | null;
+  readonly preContexts: readonly HookContext[];
+  readonly bodyContexts: readonly HookContext[];
+  readonly postContexts: readonly HookContext[];
+}
+
+export type ToolCallEvent = { type: 'COMMIT' } | { type: 'ABORT' };
+
+/** What a batched call tells its batch. */
+export type ToolCallReport = { type: 'PREPARED'; callId: string } | { type: 'SETTLED'; callId: string };
+
+export interface ToolCallOutput {
+  readonly callId: string;
+  /** Frozen, with `additionalContexts` in order (pre-execute, body, post-execute). */
+  readonly result: ToolResult;
+}
+
+/** Actor inputs: keys into the side tables plus plain data. */
+export interface ToolCallActorInput {
+  readonly scopeKey: string;
+  readonly callKey: string;
+  readonly turn: number | null;
+  readonly step: number | null;
+}
+export interface PostExecuteInput extends ToolCallActorInput {
+  readonly result: ToolResult;
+}
+
+export type SealOutcome = 'sealed' | 'invalid-args' | 'pre-aborted';
+export interface SealOutput {
+  readonly callId: string;
+  readonly name: string;
+  readonly hasFinalizer: boolean;
+  readonly seamsPresent: ToolSeamsPresent;
+  readonly outcome: SealOutcome;
+  /** The `INVALID_ARGS` message. */
+  readonly message?: string;
+}
+export interface PreExecuteOutput {
+  readonly decision: PreToolDecision;
+  readonly decidedBy: string;
+}
+export type ApprovalOutput =
+  | { readonly kind: 'granted' }
+  | { readonly kind: 'denied'; readonly reason: string }
+  /** The channel answered `cancelled` because the call itself was aborted. */
+  | { readonly kind: 'aborted' };
+export interface GuardsOutput {
+  readonly denied: string | null;
+  readonly by: string | null;
+}
+export interface DispatchOutput {
+  /** Without contexts; the body's deferred contexts travel apart. */
+  readonly result: ToolResult;
+  readonly contexts: readonly HookContext[];
+}
+export interface PostExecuteOutput {
+  readonly result: ToolResult;
+  readonly contexts: readonly HookContext[];
+  readonly blocked: boolean;
+}
+export interface FinalizeOutput {
+  readonly result: ToolResult;
+}

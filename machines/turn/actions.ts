@@ -1,0 +1,308 @@
+import { type ActionFunction, type ActorSystem, type AnyActorRef, enqueueActions } from 'xstate';
+import type { HookContext, PromptDecision } from '../../seams/schemas.js';
+import type { DispatchScope, NotifySeamName, SeamCtx, WaterfallSeamName } from '../../seams/types.js';
+import { SessionLogError } from '../../session/errors.js';
+import { repairEvents } from '../../session/repair.js';
+import { turnUsage } from '../../session/usage.js';
+import { createReportingScope } from '../runtime/reportingScope.js';
+import type { TurnMachineServices } from '../runtime/services.js';
+import type { ServicesResolver } from '../runtime/systemServices.js';
+import { type AcceptedAnswer, toFailure } from './rules.js';
+import type { TurnContext, TurnEvent } from './types.js';
+
+type AnyActorSystem = ActorSystem<any>;
+
+interface Args {
+  readonly context: TurnContext;
+  readonly self: AnyActorRef;
+  readonly system: AnyActorSystem;
+}
+
+/** What a contained effect receives: its args with the services resolved. */
+interface EffectArgs extends Omit<Args, 'system'> {
+  readonly services: Services;
+}
+
+type Effect<TParams = unknown> = ActionFunction<
+  TurnContext,
+  TurnEvent,
+  TurnEvent,
+  TParams,
+  any,
+  any,
+  any,
+  any,
+  any
+>;
+type Plain<TParams = unknown> = (args: Args, params: TParams) => void;
+
+/** The side-effect actions `createTurnLogic` binds over the turn machine's placeholders. */
+export interface TurnActionImplementations {
+  appendTurnStart: Plain;
+  recordPrompt: Effect<{ decision: PromptDecision }>;
+  recordBlocked: Effect<{ reason: string; contexts: readonly HookContext[] }>;
+  emitDefaultDecided: Effect<{ seam: WaterfallSeamName; decision: unknown }>;
+  recordSteering: Effect;
+  appendStepStart: Effect;
+  recordAnswer: Effect<{ answer: AcceptedAnswer }>;
+  appendStepFifo: Effect;
+  appendStepEnd: Effect;
+  closeOpenStep: Effect;
+  appendInjection: Effect<{ injection: HookContext }>;
+  announceContinueReason: Effect;
+  discardSteering: Effect;
+  abortTurn: Effect;
+  reportFailure: Effect<{ origin: string }>;
+  reportListenerFailure: Effect<{ origin: string; error: unknown }>;
+  repairCalls: Effect;
+  appendTurnEnd: Plain;
+  notifyClosed: Plain;
+  reportFlushFailure: Plain<{ error: unknown }>;
+}
+
+/** The part of `TurnMachineServices` the side-effect actions use. */
+type Services = Pick<TurnMachineServices, 'log' | 'seams' | 'scopes' | 'reportError'>;
+
+/** A continuation reason's steering item id: stable, so the same run yields the same ids. */
+export function continuationItemId(context: Pick<TurnContext, 'agentId' | 'turn' | 'step'>): string {
+  return `${context.agentId}:t${context.turn}:s${context.step}:continue`;
+}
+
+/**
+ * The side-effect actions of the turn, each resolving its services from its args (see `ServicesResolver`).
+ * @param servicesOf where the actions find the agent's services
+ */
+export function createTurnActions(servicesOf: ServicesResolver<Services>): TurnActionImplementations {
+  const scopeOf = (services: Services, context: TurnContext): DispatchScope =>
+    createReportingScope(services, context.agentId, context.turn);
+  const notify = <TName extends NotifySeamName>(
+    services: Services,
+    name: TName,
+    payload: SeamCtx<TName>,
+    context: TurnContext,
+  ) => services.seams.notify(name, payload, scopeOf(services, context));
+
+  /** Runs `effect`; a failure becomes the turn's failure (assigned in the same microstep), never a throw. */
+  const contained = <TParams>(
+    effect: (args: EffectArgs, params: TParams) => void,
+    onFailure: Partial<TurnContext> = {},
+  ) =>
+    enqueueActions<TurnContext, TurnEvent, TParams, TurnEvent, any, any, any, any, any>(
+      ({ context, self, system, enqueue }, params) => {
+        const services = servicesOf({ system });
+        try {
+          effect({ context, self, services }, params);
+        } catch (error) {
+          const failure = context.failure ?? {
+            step: context.step,
+            ...toFailure(error),
+            code: 'INTERNAL_ERROR',
+          };
+          enqueue.assign({ ...onFailure, failure });
+          if (!context.failure)
+            services.reportError({
+              error: toFailure(error),
+              origin: 'turn',
+              turn: context.turn,
+              step: context.step,
+            });
+        }
+      },
+    );
+
+  const appendContexts = (log: Services['log'], contexts: readonly HookContext[]): void => {
+    for (const { content, source, meta } of contexts) {
+      log.appendCore('context/message', {
+        content: [...content],
+        source,
+        ...(meta === undefined ? {} : { meta }),
+      });
+    }
+  };
+
+  return {
+    appendTurnStart: ({ context, self, system }: Args): void => {
+      const { log } = servicesOf({ system });
+      // Reported as an event: XState starts an initial state's children before its entry actions run,
+      // so the turn leaves `opening` only once turn/start is really in the log.
+      try {
+        log.appendCore('turn/start', {
+          turn: context.turn,
+          trigger: { kind: 'message', source: context.item.source },
+        });
+      } catch (error) {
+        self.send({ type: 'INTERNAL_ERROR', error: toFailure(error) } satisfies TurnEvent);
+        return;
+      }
+      self.send({ type: 'TURN_OPENED' } satisfies TurnEvent);
+    },
+    recordPrompt: contained((args, params: { decision: PromptDecision }) => {
+      const { item } = args.context;
+      const { log } = args.services;
+      if (params.decision.kind !== 'allow') return;
+      const content = params.decision.content ?? [...item.content];
+      log.appendCore('user/message', {
+        content,
+        source: item.source,
+        ...(item.meta === undefined ? {} : { meta: item.meta }),
+      });
+      appendContexts(log, params.decision.additionalContexts ?? []);
+    }),
+    recordBlocked: contained(
+      ({ context, services }, params: { reason: string; contexts: readonly HookContext[] }) => {
+        const { content, source } = context.item;
+        services.log.appendCore('prompt/blocked', { content: [...content], source, reason: params.reason });
+        appendContexts(services.log, params.contexts);
+      },
+    ),
+    emitDefaultDecided: contained(
+      ({ context, services }, params: { seam: WaterfallSeamName; decision: unknown }) => {
+        const payload = {
+          seam: params.seam,
+          decidedBy: 'default',
+          decision: params.decision,
+          turn: context.turn,
+        };
+        notify(
+          services,
+          'seam/decided',
+          { agentId: context.agentId, ...payload } as SeamCtx<'seam/decided'>,
+          context,
+        );
+      },
+    ),
+    recordSteering: contained(({ context, services }) => {
+      const { log } = services;
+      for (const item of context.steering) {
+        notify(
+          services,
+          'agent/inbox/dequeue',
+          { agentId: context.agentId, id: item.id, steering: true },
+          context,
+        );
+        log.appendCore('steering/message', {
+          turn: context.turn,
+          content: [...item.content],
+          source: item.source,
+          ...(item.meta === undefined ? {} : { meta: item.meta }),
+        });
+        appendContexts(log, item.contexts);
+      }
+    }),
+    // `openStep` ran first: a refused step/start leaves no step to close.
+    appendStepStart: contained(
+      ({ context, services }) => {
+        services.log.appendCore('step/start', { turn: context.turn, step: context.step });
+      },
+      { stepOpen: false },
+    ),
+    recordAnswer: contained(({ context, services }, params: { answer: AcceptedAnswer }) => {
+      const { content, finish, usage } = params.answer;
+      services.log.appendCore('assistant/message', {
+        turn: context.turn,
+        step: context.step,
+        content,
+        finish,
+        ...(usage === undefined ? {} : { usage }),
+      });
+    }),
+    appendStepFifo: contained(({ context, services }) => appendContexts(services.log, context.stepFifo)),
+    appendStepEnd: contained(({ context, services }) => {
+      services.log.appendCore('step/end', { turn: context.turn, step: context.step });
+    }),
+    closeOpenStep: contained(({ context, services }) => {
+      if (!context.stepOpen) return;
+      appendContexts(services.log, context.stepFifo);
+      services.log.appendCore('step/end', { turn: context.turn, step: context.step });
+    }),
+    appendInjection: contained(({ self, services }, params: { injection: HookContext }) => {
+      try {
+        appendContexts(services.log, [params.injection]);
+      } catch (error) {
+        // An inject() made from inside a `session/event` listener: append once that listener returned.
+        if (!(error instanceof SessionLogError && error.code === 'REENTRANT_APPEND')) throw error;
+        queueMicrotask(() => self.send({ type: 'INJECT', injection: params.injection } satisfies TurnEvent));
+      }
+    }),
+    announceContinueReason: contained(({ context, services }) => {
+      const item = context.steering.find((entry) => entry.id === continuationItemId(context));
+      if (!item) return;
+      notify(
+        services,
+        'agent/inbox/enqueue',
+        {
+          agentId: context.agentId,
+          id: item.id,
+          content: item.content,
+          source: item.source,
+          steering: true,
+          wakeup: true,
+        },
+        context,
+      );
+    }),
+    discardSteering: contained(({ context, services }) => {
+      if (context.steering.length === 0) return;
+      const items = context.steering.map((item) => ({ id: item.id, steering: true }));
+      notify(services, 'agent/inbox/discard', { agentId: context.agentId, items }, context);
+    }),
+    abortTurn: contained(({ context, services }) => {
+      services.scopes.get(context.scopeKey).controller.abort(context.cancel ?? { kind: 'user' });
+    }),
+    reportFailure: contained(({ context, services }, params: { origin: string }) => {
+      if (!context.failure) return;
+      const { step, message, code } = context.failure;
+      services.reportError({
+        error: code === undefined ? { message } : { message, code },
+        origin: params.origin,
+        turn: context.turn,
+        step,
+      });
+    }),
+    reportListenerFailure: contained(({ context, services }, params: { origin: string; error: unknown }) => {
+      services.reportError({
+        error: toFailure(params.error),
+        origin: params.origin,
+        turn: context.turn,
+        step: context.step,
+      });
+    }),
+    repairCalls: contained(({ services }) => {
+      const { log } = services;
+      // The batch died: give its open calls synthetic results; closing still owes step/end and turn/end.
+      const { events } = repairEvents(log.events, {
+        message: 'The tool batch failed before this call recorded a result.',
+      });
+      for (const draft of events) {
+        if (draft.type === 'tool/call' || draft.type === 'tool/result')
+          log.appendCore(draft.type, draft.data);
+      }
+    }),
+    appendTurnEnd: ({ context, system }: Args): void => {
+      if (!context.endReason) return;
+      const services = servicesOf({ system });
+      try {
+        const usage = turnUsage(services.log.events);
+        const reason = context.endReason;
+        services.log.appendCore(
+          'turn/end',
+          usage ? { turn: context.turn, reason, usage } : { turn: context.turn, reason },
+        );
+      } catch (error) {
+        // The turn is over either way; a refused turn/end can only be reported.
+        services.reportError({ error: toFailure(error), origin: 'turn/end', turn: context.turn });
+      }
+    },
+    notifyClosed: ({ self }: Args): void => {
+      // A turn run on its own (tests, tools) has no parent to tell.
+      (self as { _parent?: AnyActorRef })._parent?.send({ type: 'TURN_CLOSED' });
+    },
+    reportFlushFailure: ({ context, system }: Args, params: { error: unknown }): void => {
+      servicesOf({ system }).reportError({
+        error: toFailure(params.error),
+        origin: 'session/flush',
+        turn: context.turn,
+      });
+    },
+  };
+}

@@ -1,0 +1,28 @@
+import type { TurnMachineServices } from '../runtime/services.js';
+import { fixedServices, type ServicesResolver } from '../runtime/systemServices.js';
+import { provideToolBatchLogic } from '../toolBatch/logic.js';
+import { turnMachine } from '../turn.js';
+import { createTurnActions } from './actions.js';
+import { createTurnActors } from './actors.js';
+
+/**
+ * The turn machine whose implementations resolve their services from their args.
+ * @param servicesOf where the implementations find the agent's services
+ */
+export function provideTurnLogic(servicesOf: ServicesResolver<TurnMachineServices>): typeof turnMachine {
+  return turnMachine.provide({
+    actors: { ...createTurnActors(servicesOf), toolBatch: provideToolBatchLogic(servicesOf) },
+    actions: createTurnActions(servicesOf),
+    delays: { cancelGrace: ({ system }) => servicesOf({ system }).cancelGraceMs },
+  });
+}
+
+/**
+ * The turn machine with services bound (seams, model, log, tools and the toolBatch it invokes).
+ * @param services the agent's services
+ * @example
+ * const turn = createActor(createTurnLogic(services), { input }).start();
+ */
+export function createTurnLogic(services: TurnMachineServices): typeof turnMachine {
+  return provideTurnLogic(fixedServices(services));
+}

@@ -1,0 +1,110 @@
+import { z } from 'zod';
+import { ModelRequestError, type ModelStep } from '../../model/types.js';
+import {
+  type ContentBlock,
+  ContentBlockSchema,
+  type ContinuationDecision,
+  type Failure,
+  type HookContext,
+  type PromptDecision,
+  type ToolCallBlock,
+} from '../../seams/schemas.js';
+import { FinishReasonSchema, type TurnEndReason, UsageSchema } from '../../session/events.js';
+import type { InboxItem } from '../runtime/inbox.js';
+import type { TurnContext, TurnFailure } from './types.js';
+
+/** The prompt-submit default: `allow` carrying the message's attached contexts. */
+export function defaultPromptDecision(item: InboxItem): PromptDecision {
+  return item.contexts.length > 0
+    ? { kind: 'allow', additionalContexts: [...item.contexts] }
+    : { kind: 'allow' };
+}
+
+/** The continuation default: continue when the step ran tools or drained steering after the batch. */
+export function defaultContinuation(
+  context: Pick<TurnContext, 'hadToolCalls' | 'steered'>,
+): ContinuationDecision {
+  return context.hadToolCalls || context.steered ? { action: 'continue' } : { action: 'stop' };
+}
+
+/** Turns anything thrown into the `{ message, code? }` shape recorded on `turn/end` and `agent/error`. */
+export function toFailure(error: unknown): Failure {
+  if (error instanceof Error) {
+    const code = (error as { code?: unknown }).code;
+    return typeof code === 'string' ? { message: error.message, code } : { message: error.message };
+  }
+  if (error !== null && typeof error === 'object' && typeof (error as Failure).message === 'string') {
+    const { message, code } = error as Failure;
+    return typeof code === 'string' ? { message, code } : { message };
+  }
+  return { message: String(error) };
+}
+
+/** A failure at `step` (0 before the first step). */
+export function toTurnFailure(step: number, error: unknown): TurnFailure {
+  return { step, ...toFailure(error) };
+}
+
+/** The `turn/end` reason: an interruption wins, then a failure, a block, max-tokens, completed. */
+export function resolveTurnEndReason(context: TurnContext): TurnEndReason {
+  if (context.cancel) return context.cancel.kind === 'disposed' ? { kind: 'disposed' } : { kind: 'aborted' };
+  if (context.failure) return { kind: 'error', ...context.failure };
+  if (context.rejected !== null) return { kind: 'rejected', reason: context.rejected };
+  if (context.maxTokens) return { kind: 'max-tokens' };
+  if (context.stop) return { kind: 'completed', ...context.stop };
+  return { kind: 'completed' };
+}
+
+const ModelStepSchema = z.object({
+  content: z.array(ContentBlockSchema),
+  finish: FinishReasonSchema,
+  usage: UsageSchema.optional(),
+});
+
+function invalid(message: string): ModelRequestError {
+  return new ModelRequestError({ message, code: 'INVALID_RESPONSE' });
+}
+
+/** A validated answer: what `assistant/message` records and which calls the batch runs. */
+export interface AcceptedAnswer {
+  readonly content: ContentBlock[];
+  readonly finish: ModelStep['finish'];
+  readonly usage?: ModelStep['usage'];
+  readonly calls: ToolCallBlock[];
+}
+
+/**
+ * Validates a model step: malformed content, or duplicate/empty call ids, are `INVALID_RESPONSE`
+ * failures; a `max-tokens` answer loses its tool-call blocks (they never run).
+ */
+export function acceptModelStep(raw: unknown): AcceptedAnswer {
+  const parsed = ModelStepSchema.safeParse(raw);
+  if (!parsed.success) {
+    throw invalid(`The model answer is malformed: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+  }
+  const { finish, usage } = parsed.data;
+  const truncated = finish === 'max-tokens';
+  const content = truncated ? parsed.data.content.filter((b) => b.type !== 'tool-call') : parsed.data.content;
+  const calls = content.filter((b): b is ToolCallBlock => b.type === 'tool-call');
+  const seen = new Set<string>();
+  for (const call of calls) {
+    if (call.id === '') throw invalid(`The model answer has a tool call "${call.name}" with an empty id`);
+    if (seen.has(call.id)) throw invalid(`The model answer repeats the tool call id "${call.id}"`);
+    seen.add(call.id);
+  }
+  return usage === undefined ? { content, finish, calls } : { content, finish, usage, calls };
+}
+
+/** A batch failure as the turn's failure: the batch's own appends are the turn's appends. */
+export function internalError(error: unknown): { message: string; code: 'INTERNAL_ERROR' } {
+  return { message: toFailure(error).message, code: 'INTERNAL_ERROR' };
+}
+
+export function blockReason(decision: PromptDecision): string {
+  return decision.kind === 'block' ? decision.reason : '';
+}
+
+/** The blocking decision's own contexts (recorded in the rejected turn; nothing else of the prompt survives). */
+export function blockContexts(decision: PromptDecision): readonly HookContext[] {
+  return decision.kind === 'block' ? (decision.additionalContexts ?? []) : [];
+}

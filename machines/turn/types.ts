@@ -1,0 +1,143 @@
+import type {
+  ContinuationDecision,
+  Failure,
+  HookContext,
+  PromptDecision,
+  ToolCallBlock,
+} from '../../seams/schemas.js';
+import type { CancelCause } from '../../seams/types.js';
+import type { TurnEndReason } from '../../session/events.js';
+import type { InboxItem, Injection } from '../runtime/inbox.js';
+
+/** The turn-scoped seams whose presence is snapshotted into context when the turn starts. */
+export const turnSeams = [
+  'agent/prompt-submit',
+  'agent/pre-step',
+  'agent/post-step',
+  'agent/request-error',
+  'agent/turn-continuation',
+  'agent/turn-stop',
+] as const;
+export type TurnSeamName = (typeof turnSeams)[number];
+export type SeamsPresent = Record<TurnSeamName, boolean>;
+
+/** Input of the turn machine: one claimed item and plain settings; live handles sit in the run scope. */
+export interface TurnInput {
+  readonly scopeKey: string;
+  readonly agentId: string;
+  /** Last `turn/start` in the log + 1. */
+  readonly turn: number;
+  readonly item: InboxItem;
+  readonly seamsPresent: SeamsPresent;
+  readonly maxRequestRetries: number;
+  readonly maxParallel: number;
+}
+
+/** A turn failure as recorded on `turn/end`. */
+export interface TurnFailure {
+  readonly step: number;
+  readonly message: string;
+  readonly code?: string | undefined;
+}
+
+/** Plain-data context of the turn machine. */
+export interface TurnContext extends Omit<TurnInput, 'seamsPresent'> {
+  readonly seamsPresent: SeamsPresent;
+  /** Current step number; 0 until the first step is entered. */
+  readonly step: number;
+  /** `step/start` appended and `step/end` still owed. */
+  readonly stepOpen: boolean;
+  /** Contexts accepted while the step's request or batch is in flight, in arrival order. */
+  readonly stepFifo: readonly HookContext[];
+  /** Pending steering for the next step of this turn. */
+  readonly steering: readonly InboxItem[];
+  /** Steering dropped by a cancel without `keepInbox` (the agent discards it). */
+  readonly dropped: readonly InboxItem[];
+  /** Injections that arrived after `turn/end`: the agent writes them as injection turns. */
+  readonly held: readonly Injection[];
+  /** Tool-call blocks of the current step's answer (model order). */
+  readonly calls: readonly ToolCallBlock[];
+  readonly hadToolCalls: boolean;
+  readonly steered: boolean;
+  /** Sticky once any step finished `max-tokens`. */
+  readonly maxTokens: boolean;
+  /** Consecutive failed requests (reset by a successful step). */
+  readonly requestFailures: number;
+  readonly requestFailure: Failure | null;
+  readonly failure: TurnFailure | null;
+  readonly rejected: string | null;
+  readonly cancel: CancelCause | null;
+  /** The continuation decision of the current step (before the steering override). */
+  readonly proceed: boolean;
+  readonly stop: { readonly stoppedBy: string; readonly stopReason?: string } | null;
+  readonly endReason: TurnEndReason | null;
+}
+
+/** Events the turn accepts (from the agent, the batch, and its own failing actions). */
+export type TurnEvent =
+  | { type: 'TURN_OPENED' }
+  | { type: 'STEER'; item: InboxItem }
+  | { type: 'INJECT'; injection: Injection }
+  | { type: 'CANCEL'; cause: CancelCause; keepInbox: boolean }
+  | { type: 'CALL_COMMITTED'; callId: string; contexts: HookContext[] }
+  | { type: 'INTERNAL_ERROR'; error: Failure };
+
+/** What the turn returns to the agent. */
+export interface TurnOutput {
+  readonly reason: TurnEndReason;
+  /** Steering that never reached a step: the agent re-queues it (or discards it after a terminal stop). */
+  readonly leftoverSteering: readonly InboxItem[];
+  /** Steering dropped by a cancel without `keepInbox`. */
+  readonly droppedSteering: readonly InboxItem[];
+  readonly terminalStopped: boolean;
+  /** Injections that arrived after `turn/end`; the agent writes them as injection turns. */
+  readonly heldInjections: readonly Injection[];
+}
+
+/** Sent to the parent agent right after `turn/end` is appended. */
+export interface TurnClosedEvent {
+  readonly type: 'TURN_CLOSED';
+}
+
+/**
+ * Sent to the parent agent when the turn itself takes on or ends inbox-ledger entries of steering:
+ * `STEERING_HELD` for a continuation reason it enqueued, `STEERING_ENDED` for steering it dequeued into
+ * a step or discarded after a terminal stop. With the ids it forwarded, the agent then knows which
+ * entries a turn that dies still holds, and discards them.
+ */
+export type TurnSteeringReport =
+  | { readonly type: 'STEERING_HELD'; readonly ids: readonly string[] }
+  | { readonly type: 'STEERING_ENDED'; readonly ids: readonly string[] };
+
+/** Input of the seam actors of a turn. */
+export interface TurnSeamInput {
+  readonly scopeKey: string;
+  readonly agentId: string;
+  readonly turn: number;
+  readonly step: number;
+}
+export interface PromptSubmitInput extends TurnSeamInput {
+  readonly item: InboxItem;
+}
+export interface RequestErrorInput extends TurnSeamInput {
+  readonly error: Failure;
+  readonly priorFailures: number;
+}
+export interface ContinuationInput extends TurnSeamInput {
+  readonly defaultDecision: ContinuationDecision;
+}
+export interface TurnStopOutput {
+  readonly decision: { action: 'stop'; reason?: string | undefined } | undefined;
+  readonly decidedBy: string;
+}
+export type { PromptDecision };
+
+/** Input of the toolBatch machine the turn invokes (one per assistant step with tool calls). */
+export interface ToolBatchInput {
+  readonly scopeKey: string;
+  readonly turn: number;
+  readonly step: number;
+  /** The answer's tool-call blocks, model order. */
+  readonly calls: readonly ToolCallBlock[];
+  readonly maxParallel: number;
+}

@@ -1,0 +1,73 @@
+import { createListenerFailure, SeamAbortError, SeamListenerError } from './errors.js';
+import { deepFreeze } from './freeze.js';
+import type { ListenerEntry } from './listener-entry.js';
+import { validateResult } from './result-schemas.js';
+import type { JsonObject, PrepareDecision } from './schemas.js';
+import type { AcceptRewrite, FoldOutcome, PrepareContext, PrepareStep } from './types.js';
+
+/**
+ * Runs `tools/prepare` as a fold: listeners one after another (dispatch order), each with the input
+ * as rewritten so far and every earlier step, no `next()`. A rewrite replaces the whole input once
+ * `accept` has checked it, so the final input depends on listener order only, never on timing.
+ * @param entries listeners in dispatch order
+ * @param base the call's fields and the model's input (`original`)
+ * @param accept checks and detaches one rewrite (plain JSON, the tool's parameter schema)
+ * @param signal checked between listeners
+ */
+export async function runFold(
+  entries: readonly ListenerEntry[],
+  base: Omit<PrepareContext, 'arguments' | 'steps'>,
+  accept: AcceptRewrite,
+  signal: AbortSignal | undefined,
+): Promise<FoldOutcome> {
+  let current: JsonObject = base.original;
+  const steps: PrepareStep[] = [];
+  const failed = (error: SeamListenerError): FoldOutcome => ({
+    ok: false,
+    arguments: current,
+    steps: deepFreeze([...steps]),
+    error,
+  });
+  for (const entry of entries) {
+    if (signal?.aborted) throw new SeamAbortError('tools/prepare', `listener "${entry.name}"`, signal.reason);
+    const ctx: PrepareContext = Object.freeze({
+      ...base,
+      arguments: current,
+      steps: Object.freeze([...steps]),
+    });
+    let raw: unknown;
+    try {
+      raw = await entry.fn(ctx);
+    } catch (error) {
+      return failed(createListenerFailure('tools/prepare', entry.name, error));
+    }
+    if (raw === undefined) continue;
+    let decision: PrepareDecision;
+    try {
+      decision = validateResult<PrepareDecision>('tools/prepare', entry.name, raw);
+    } catch (error) {
+      return failed(error as SeamListenerError);
+    }
+    if (decision.kind === 'keep') continue;
+    const accepted = accept(decision.arguments);
+    if (!accepted.ok) {
+      return failed(
+        new SeamListenerError('INVALID_REWRITE', 'tools/prepare', entry.name, `returned ${accepted.message}`),
+      );
+    }
+    current = accepted.value;
+    steps.push(
+      deepFreeze({
+        by: entry.name,
+        ...(decision.reason === undefined ? {} : { reason: decision.reason }),
+        arguments: current,
+      }),
+    );
+  }
+  return {
+    ok: true,
+    arguments: current,
+    steps: deepFreeze(steps),
+    decidedBy: steps.at(-1)?.by ?? 'default',
+  };
+}
