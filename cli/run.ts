@@ -30,6 +30,7 @@ interface RunFlags extends AgentFlags {
   prompt?: string[];
   session?: string;
   resume?: boolean;
+  breakLock?: boolean;
   json?: boolean;
   color: boolean;
   approve?: ApproveMode;
@@ -65,14 +66,15 @@ async function openStore(flags: RunFlags, cwd: string): Promise<SessionStore> {
     return memoryStore();
   }
   try {
-    if (flags.resume) return await openJsonlStore(file);
+    if (flags.breakLock && !flags.resume) throw new UsageError('--break-lock goes with --resume');
+    if (flags.resume) return await openJsonlStore(file, { breakLock: flags.breakLock === true });
     await requireParentDir('--session', file);
     return await createJsonlStore(file, { cwd });
   } catch (error) {
     if (error instanceof UsageError) throw error;
     if (error instanceof SessionStoreError && error.code === 'FILE_EXISTS')
       throw new UsageError(`session file ${file} already exists; add --resume to continue it`);
-    if (error instanceof SessionLoadError && error.code === 'READ_FAILED')
+    if (error instanceof SessionLoadError && (error.code === 'READ_FAILED' || error.code === 'NOT_FOUND'))
       throw new UsageError(`--resume: cannot read session file ${file} (start it without --resume)`);
     if (error instanceof Error && error.name === 'SessionLockedError')
       throw new UsageError(`${error.message} (--break-lock takes it over)`);
@@ -91,6 +93,17 @@ async function openInspection(file: string | undefined): Promise<InspectionLog |
   } catch (error) {
     throw new UsageError(`--inspect-log ${file}: ${(error as Error).message}`);
   }
+}
+
+/** The capability report, short: its headline, what will not run at all, and how many fields are degraded. */
+function capabilitySummary(report: string): string {
+  const lines = report.split('\n');
+  const degraded = lines.filter((line) => line.trimStart().startsWith('degraded:')).length;
+  const kept = [
+    `${lines[0]}${degraded > 0 ? `, ${degraded} behaviour(s) differ from the original client` : ''}`,
+    ...lines.slice(1).filter((line) => /^\s+(unsupported|note):/.test(line)),
+  ];
+  return kept.join('\n');
 }
 
 /** `--approve`'s default: ask when a person can answer (stdin and stderr are terminals), else no. */
@@ -119,6 +132,7 @@ export const runCommand: CliCommand = {
       )
       .option('--session <file>', 'write the session log to this JSONL file (its directory must exist)')
       .option('--resume', 'continue the session in --session FILE (a crashed file is repaired first)')
+      .option('--break-lock', 'with --resume: take over the session lock of a writer on another host')
       .option('--json', 'print the log events as JSONL instead of the transcript (for scripts)')
       .option('--no-color', 'no colour (also when NO_COLOR is set or output is not a terminal)')
       .option('--inspect-log <file>', 'write XState inspection events as JSONL (replayable in a viewer)')
@@ -178,7 +192,7 @@ async function runSession(run: {
 
   const seams = createSeams();
   for (const bridge of run.bridges) {
-    if (!json) transcript.note(formatCapabilities(bridge.capabilities()));
+    if (!json) transcript.note(capabilitySummary(formatCapabilities(bridge.capabilities())));
     seams.use(bridge);
   }
   const tools = createToolRegistry();

@@ -130,6 +130,23 @@ describe('U03 the approval prompt in a pseudo-terminal', () => {
     expect(violations).toEqual([]);
   });
 
+  it('U03 n denies the call, and the reason typed reaches the model', async () => {
+    const terminal = await runWithAsk();
+    await terminal.waitFor((s) => s.includes('allow?'), 'the approval prompt');
+    await terminal.keys('n', 'Enter');
+    await terminal.waitFor((s) => s.includes('reason for the model'), 'the reason prompt');
+    await terminal.keys('not on a Friday', 'Enter');
+    expect(await terminal.exitCode()).toBe(0);
+    await expect(stat(path.join(dir, 'proof.txt'))).rejects.toThrow();
+    const screen = await terminal.screen();
+    expect(screen).toMatch(/⎿ denied by you: .*not on a Friday/);
+    const { events, violations } = await session();
+    expect(result(events).isError).toBe(true);
+    // The tool result is what the next model request carries (requests derive from the log).
+    expect(result(events).content[0]?.text).toContain('not on a Friday');
+    expect(violations).toEqual([]);
+  });
+
   it('U03 --approve no denies without prompting', async () => {
     const terminal = await runWithAsk('--approve no');
     expect(await terminal.exitCode()).toBe(0);
@@ -139,6 +156,8 @@ describe('U03 the approval prompt in a pseudo-terminal', () => {
     await expect(stat(path.join(dir, 'proof.txt'))).rejects.toThrow();
     const { events, violations } = await session();
     expect(result(events).isError).toBe(true);
+    // The model is told why: no one approved, and why approval was asked.
+    expect(result(events).content[0]?.text).toContain('touching files needs a human');
     expect(violations).toEqual([]);
   });
 });
