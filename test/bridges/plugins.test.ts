@@ -90,7 +90,8 @@ describe('Claude Code plugins', () => {
       const data = path.join(cwd, 'xdg', 'seamchart', 'plugins', 'env-guard');
       expect(await readFile(path.join(data, 'sessions.log'), 'utf8')).toContain(`root=${PLUGIN}\n`);
       expect(await readFile(path.join(data, 'decisions.log'), 'utf8')).toBe('Write .env deny\n');
-      expect(io.out()).toContain('claude-code:PreToolUse:0:0 [Write|Edit]');
+      expect(io.out()).toContain('claude-code hooks: 2 handler(s)');
+      expect(io.out()).toContain('.env holds secrets; env-guard refuses to touch it');
     } finally {
       vi.unstubAllEnvs();
     }
