@@ -5,7 +5,7 @@ import { formatCapabilities } from '../bridges/index.js';
 import { createAgent } from '../machines/agent/createAgent.js';
 import { createToolRegistry } from '../machines/toolCall/createToolRegistry.js';
 import { createSeams } from '../seams/index.js';
-import type { ApprovalChannel } from '../seams/types.js';
+import type { ApprovalChannel, SeamLogger } from '../seams/types.js';
 import {
   checkInvariants,
   createJsonlStore,
@@ -106,6 +106,24 @@ function capabilitySummary(report: string): string {
   return kept.join('\n');
 }
 
+/** Contained failures and warnings: in the transcript (a systemMessage is shown there already), else on stderr. */
+function runLogger(io: CliIO, transcript: Transcript | undefined): SeamLogger {
+  const text = (message: string, details?: Record<string, unknown>): string => {
+    const error = details?.error;
+    return error instanceof Error ? `${message}: ${error.message}` : message;
+  };
+  return {
+    error(message, details) {
+      if (transcript) transcript.error('seamchart', text(message, details));
+      else io.stderr.write(`seamchart: ${text(message, details)}\n`);
+    },
+    warn(message, details) {
+      if (!transcript) io.stderr.write(`seamchart: ${text(message, details)}\n`);
+      else if (!/ systemMessage: /.test(message)) transcript.note(text(message, details));
+    },
+  };
+}
+
 /** `--approve`'s default: ask when a person can answer (stdin and stderr are terminals), else no. */
 function approveMode(flags: RunFlags, io: CliIO): ApproveMode {
   if (flags.approve !== undefined) return flags.approve;
@@ -190,7 +208,7 @@ async function runSession(run: {
     for (const repair of repairs) say(`  ${repair}`);
   }
 
-  const seams = createSeams();
+  const seams = createSeams({ logger: runLogger(io, json ? undefined : transcript) });
   for (const bridge of run.bridges) {
     if (!json) transcript.note(capabilitySummary(formatCapabilities(bridge.capabilities())));
     seams.use(bridge);

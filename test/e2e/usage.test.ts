@@ -236,6 +236,68 @@ describe('run, as a person reads it', () => {
     expect(ends).toEqual(['completed', 'interrupted', 'completed']);
   });
 
+  it('shows a failing SessionStart hook and a hook systemMessage, each once', async () => {
+    const settings = await file(
+      'settings.json',
+      JSON.stringify({
+        hooks: {
+          SessionStart: [{ hooks: [{ type: 'command', command: 'echo boom >&2; exit 3' }] }],
+          PreToolUse: [
+            {
+              matcher: 'Bash',
+              hooks: [{ type: 'command', command: `echo '{"systemMessage":"careful with Bash"}'` }],
+            },
+          ],
+        },
+      }),
+    );
+    const script = await file(
+      'script.json',
+      JSON.stringify([
+        { toolCalls: [{ id: 'c1', name: 'Bash', arguments: { command: 'echo hi' } }] },
+        { text: 'ok' },
+      ]),
+    );
+    const { code, out, err } = await cli([
+      'run',
+      'hi',
+      '--model',
+      `scripted:${script}`,
+      '--claude-settings',
+      settings,
+      '--tools',
+      'demo',
+      '--cwd',
+      dir,
+    ]);
+    expect(code).toBe(0);
+    expect(out).toMatch(/^! .*SessionStart.*exited with code 3: boom$/m);
+    expect(out.match(/careful with Bash/g)).toHaveLength(1);
+    expect(out).toMatch(/● Bash\(echo hi\)\n.*careful with Bash\n\s+⎿ hi\n/);
+    expect(err).toBe('');
+  });
+
+  it('--json prints the log events and nothing else', async () => {
+    const script = await file('script.json', JSON.stringify([{ text: 'one' }]));
+    const target = path.join(dir, 'session.jsonl');
+    const { code, out } = await cli([
+      'run',
+      'hi',
+      '--json',
+      '--model',
+      `scripted:${script}`,
+      '--session',
+      target,
+    ]);
+    expect(code).toBe(0);
+    const printed = out
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as unknown);
+    const { events } = await readJsonlLog(target);
+    expect(printed).toEqual(JSON.parse(JSON.stringify(events)));
+  });
+
   it('a loopback --base-url needs no API key and sends none', async () => {
     const server = await startChatServer((res) => {
       beginStream(res);
