@@ -7,7 +7,7 @@ import { HookEvent, type HookHandler, type HookRun, type HookVerdict } from './t
 
 const event = HookEvent.sessionStart;
 
-/** The `agent/error` text of a failed SessionStart hook: handler, command, exit code, stderr. */
+/** The `agent/error` text of a failed SessionStart hook: handler, command, exit code, stderr summary. */
 function describeFailure(
   handler: HookHandler,
   run: HookRun,
@@ -15,12 +15,14 @@ function describeFailure(
   summaryChars: number,
 ): string {
   const command = handler.args === undefined ? handler.command : [handler.command, ...handler.args].join(' ');
-  const exit = run.exitCode === null ? '' : ` (exit ${run.exitCode})`;
-  const what = verdict.failure === 'timeout' ? `timed out${exit}` : `failed${exit}`;
   const stderr = run.stderr.trim();
   const summary = stderr.length > summaryChars ? `${stderr.slice(0, summaryChars)}…` : stderr;
-  const notes = verdict.notes.join('; ');
-  return `SessionStart hook ${handler.id} (${command}) ${what}${summary ? `: ${summary}` : ''}${notes ? ` [${notes}]` : ''}`;
+  let what: string;
+  if (verdict.failure === 'timeout') what = `timed out after ${handler.timeoutMs} ms`;
+  else if (run.outcome === 'spawn-error') what = `could not be started (${verdict.notes.join('; ')})`;
+  else if (run.exitCode === null) what = 'was killed by a signal';
+  else what = `exited with code ${run.exitCode}`;
+  return `SessionStart hook ${handler.id} (${command}) ${what}${summary ? `: ${summary}` : ''}`;
 }
 
 /**

@@ -27,7 +27,7 @@ describe('failures are visible', () => {
     expect(errors[0]?.origin).toBe('claude-code-hooks');
     expect(errors[0]?.error.code).toBe('HOOK_FAILED');
     expect(errors[0]?.error.message).toMatch(
-      /^SessionStart hook claude-code:SessionStart:0:0 \(.*session-start\.sh\) failed \(exit 127\): .*not found/,
+      /^SessionStart hook claude-code:SessionStart:0:0 \(.*session-start\.sh\) exited with code 127: .*not found$/,
     );
     await run.finish();
   });
@@ -48,7 +48,7 @@ describe('failures are visible', () => {
     );
     expect(code).toBe(0);
     expect(io.out() + io.err()).toMatch(
-      /claude-code-hooks.*SessionStart hook claude-code:SessionStart:0:0 \(\.\/missing-hook\.sh\) failed \(exit 127\)/,
+      /claude-code-hooks.*SessionStart hook claude-code:SessionStart:0:0 \(\.\/missing-hook\.sh\) exited with code 127: .*not found/,
     );
   });
 
