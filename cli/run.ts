@@ -13,18 +13,22 @@ import {
   memoryStore,
   openJsonlStore,
   SessionLoadError,
+  SessionLockedError,
   SessionStoreError,
 } from '../session/index.js';
 import type { SessionStore } from '../session/types.js';
 import { createDemoTools } from '../tools/index.js';
+import type { McpStdioServer } from '../tools/mcp/index.js';
 import { createInspectionLog, type InspectionLog } from '../visualize/index.js';
 import { type ApproveMode, fixedApproval, terminalApproval } from './approvalPrompt.js';
 import { type CliCommand, type CliIO, repeatable, UsageError } from './command.js';
 import { killLeftovers } from './leftovers.js';
+import { loadMcpServersFlag, MCP_CONFIG_HELP, registerMcpTools } from './mcpFlag.js';
 import { type AgentFlags, addAgentFlags, loadBridges, resolveCwd, resolveModel } from './runFlags.js';
 import { Screen, wantsColour } from './screen.js';
 import { Interrupts, SIGNAL_EXIT } from './signals.js';
 import { Transcript } from './transcript.js';
+import { packageVersion } from './version.js';
 
 interface RunFlags extends AgentFlags {
   prompt?: string[];
@@ -35,6 +39,7 @@ interface RunFlags extends AgentFlags {
   color: boolean;
   approve?: ApproveMode;
   inspectLog?: string;
+  mcpConfig?: string;
 }
 
 const EXAMPLES = `
@@ -76,8 +81,12 @@ async function openStore(flags: RunFlags, cwd: string): Promise<SessionStore> {
       throw new UsageError(`session file ${file} already exists; add --resume to continue it`);
     if (error instanceof SessionLoadError && (error.code === 'READ_FAILED' || error.code === 'NOT_FOUND'))
       throw new UsageError(`--resume: cannot read session file ${file} (start it without --resume)`);
-    if (error instanceof Error && error.name === 'SessionLockedError')
-      throw new UsageError(`${error.message} (--break-lock takes it over)`);
+    if (error instanceof SessionLockedError) {
+      const { pid, host, since } = error.holder;
+      throw new UsageError(
+        `session file ${file} is in use by process ${pid} on ${host} (since ${since}); if that run is gone, add --break-lock`,
+      );
+    }
     if (error instanceof SessionLoadError || error instanceof SessionStoreError)
       throw new UsageError(error.message);
     throw error;
@@ -154,6 +163,7 @@ export const runCommand: CliCommand = {
       .option('--json', 'print the log events as JSONL instead of the transcript (for scripts)')
       .option('--no-color', 'no colour (also when NO_COLOR is set or output is not a terminal)')
       .option('--inspect-log <file>', 'write XState inspection events as JSONL (replayable in a viewer)')
+      .option('--mcp-config <file>', MCP_CONFIG_HELP)
       .addHelpText('after', EXAMPLES);
   },
   async run(command: Command, io: CliIO) {
@@ -164,6 +174,7 @@ export const runCommand: CliCommand = {
     const cwd = await resolveCwd(flags.cwd);
     const model = await resolveModel(flags, io.env);
     const bridges = await loadBridges(flags, flags.session);
+    const mcpServers = await loadMcpServersFlag(flags.mcpConfig);
     if (flags.resume && flags.session === undefined) throw new UsageError('--resume needs --session FILE');
     // Opened last, inspection before the store: a bad flag or path leaves nothing written.
     const inspection = await openInspection(flags.inspectLog);
@@ -175,7 +186,7 @@ export const runCommand: CliCommand = {
       if (flags.inspectLog !== undefined) await rm(flags.inspectLog, { force: true });
       throw error;
     }
-    return runSession({ flags, io, cwd, model, bridges, store, inspection, prompts });
+    return runSession({ flags, io, cwd, model, bridges, store, inspection, prompts, mcpServers });
   },
 };
 
@@ -188,6 +199,7 @@ async function runSession(run: {
   store: SessionStore;
   inspection: InspectionLog | undefined;
   prompts: string[];
+  mcpServers: McpStdioServer[];
 }): Promise<number> {
   const { flags, io, store, inspection } = run;
   const json = flags.json === true;
@@ -215,6 +227,11 @@ async function runSession(run: {
   }
   const tools = createToolRegistry();
   if (flags.tools === 'demo') for (const tool of createDemoTools({ root: run.cwd })) tools.register(tool);
+  const mcp = await registerMcpTools(run.mcpServers, tools, {
+    cwd: run.cwd,
+    version: packageVersion(),
+    report: (message) => io.stderr.write(`seamchart: ${message}\n`),
+  });
   if (json)
     seams.on('session/event', ({ event }) => {
       io.stdout.write(`${JSON.stringify(event)}\n`);
@@ -271,6 +288,7 @@ async function runSession(run: {
     await agent.whenIdle();
   } finally {
     await agent.dispose();
+    await mcp.close();
     inspection?.close();
     interrupts.dispose();
     screen.clearStatus();
