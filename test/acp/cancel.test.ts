@@ -1,15 +1,10 @@
 import * as acp from '@agentclientprotocol/sdk';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool } from '../../tools/index.js';
-import { createAcpFixture, until } from './harness.js';
+import { until, useAcpFixtures } from './harness.js';
 
-let fixture: ReturnType<typeof createAcpFixture> | undefined;
-afterEach(async () => {
-  await fixture?.close();
-  fixture?.cleanup();
-  fixture = undefined;
-});
+const createFixture = useAcpFixtures();
 
 // Runs until its call is aborted, as a long build or a test run would.
 const waitTool = defineTool({
@@ -24,7 +19,7 @@ const waitTool = defineTool({
 
 describe('ACP cancellation', () => {
   it('A05 session/cancel during a tool batch answers cancelled, results stay paired, and a queued prompt answers cancelled too', async () => {
-    fixture = createAcpFixture({
+    const fixture = createFixture({
       scripts: [
         [
           {
@@ -66,7 +61,7 @@ describe('ACP cancellation', () => {
   });
 
   it('A05 a prompt sent after a cancel runs normally', async () => {
-    fixture = createAcpFixture({ scripts: [[{ hang: true }, { text: 'back again' }]] });
+    const fixture = createFixture({ scripts: [[{ hang: true }, { text: 'back again' }]] });
     await fixture.initialize();
     const sessionId = await fixture.newSession();
     const hanging = fixture.prompt(sessionId, 'wait forever');
@@ -79,7 +74,7 @@ describe('ACP cancellation', () => {
   });
 
   it('closing the connection disposes every agent: an open prompt answers and the files are flushed', async () => {
-    fixture = createAcpFixture({ scripts: [[{ hang: true }]] });
+    const fixture = createFixture({ scripts: [[{ hang: true }]] });
     await fixture.initialize();
     const sessionId = await fixture.newSession();
     const hanging = fixture.prompt(sessionId, 'wait').catch((error: unknown) => error);

@@ -1,8 +1,8 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import * as acp from '@agentclientprotocol/sdk';
-import { expect } from 'vitest';
+import { afterEach, expect } from 'vitest';
 import { z } from 'zod';
 import { type AcpSessionRequest, type ServeAcpOptions, serveAcp } from '../../bridges/acp/index.js';
 import { createAgent, createToolRegistry } from '../../machines/index.js';
@@ -120,6 +120,7 @@ export function createAcpFixture(options: AcpFixtureOptions) {
     ...options.serve,
   });
   const editor = createEditor(options.permissions ?? []);
+  let closing: Promise<void> | undefined;
   const connection = editor.app.connect(clientStream);
   return {
     sessionsDir,
@@ -147,23 +148,48 @@ export function createAcpFixture(options: AcpFixtureOptions) {
       });
     },
     /** Closes the connection; every agent is disposed; then each session file must check clean. */
-    async close(): Promise<void> {
-      connection.close();
-      await server.close();
+    close(): Promise<void> {
+      closing ??= (async () => {
+        connection.close();
+        await server.close();
+      })();
+      return closing;
     },
-    async expectCleanSessions(): Promise<void> {
-      const { readdirSync } = await import('node:fs');
+    /** Every session file in the directory loads without repair and passes the invariants. */
+    async expectCleanSessions(): Promise<number> {
       const files = readdirSync(sessionsDir).filter((name) => /^[0-9a-f-]{36}\.jsonl$/.test(name));
-      expect(files.length).toBeGreaterThan(0);
       for (const file of files) {
         const log = await readJsonlLog(path.join(sessionsDir, file));
         expect(log.repairs).toEqual([]);
         expect(checkInvariants(log.events)).toEqual([]);
       }
+      return files.length;
     },
     cleanup(): void {
       rmSync(sessionsDir, { recursive: true, force: true });
     },
+  };
+}
+
+export type AcpFixture = ReturnType<typeof createAcpFixture>;
+
+/**
+ * A fixture factory for one test file: after each test every fixture is closed (agents disposed),
+ * every session file it wrote must pass `checkInvariants`, and its directory is removed.
+ */
+export function useAcpFixtures(): (options: AcpFixtureOptions) => AcpFixture {
+  const open: AcpFixture[] = [];
+  afterEach(async () => {
+    const fixtures = open.splice(0);
+    // Fixtures may share a sessions directory: close all, then check, then remove.
+    for (const fixture of fixtures) await fixture.close();
+    for (const fixture of fixtures) if (existsSync(fixture.sessionsDir)) await fixture.expectCleanSessions();
+    for (const fixture of fixtures) fixture.cleanup();
+  });
+  return (options) => {
+    const fixture = createAcpFixture(options);
+    open.push(fixture);
+    return fixture;
   };
 }
 

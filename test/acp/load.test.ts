@@ -1,21 +1,15 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import * as acp from '@agentclientprotocol/sdk';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readJsonlLog } from '../../session/index.js';
-import { chunkText, createAcpFixture } from './harness.js';
+import { chunkText, useAcpFixtures } from './harness.js';
 
-const fixtures: ReturnType<typeof createAcpFixture>[] = [];
-afterEach(async () => {
-  for (const fixture of fixtures.splice(0)) {
-    await fixture.close();
-    fixture.cleanup();
-  }
-});
+const createFixture = useAcpFixtures();
 
 describe('ACP session/load', () => {
   it('A06 session/load replays the history as updates before its response, and turn numbers continue', async () => {
-    const first = createAcpFixture({
+    const first = createFixture({
       scripts: [
         [
           { text: 'let me check', toolCalls: [{ id: 'c1', name: 'echo', arguments: { text: 'ping' } }] },
@@ -23,14 +17,12 @@ describe('ACP session/load', () => {
         ],
       ],
     });
-    fixtures.push(first);
     await first.initialize();
     const sessionId = await first.newSession();
     expect(await first.prompt(sessionId, 'ping please')).toEqual({ stopReason: 'end_turn' });
     await first.close();
 
-    const second = createAcpFixture({ scripts: [[{ text: 'still here' }]], sessionsDir: first.sessionsDir });
-    fixtures.push(second);
+    const second = createFixture({ scripts: [[{ text: 'still here' }]], sessionsDir: first.sessionsDir });
     await second.initialize();
     await second.client.request(acp.methods.agent.session.load, {
       sessionId,
@@ -62,8 +54,7 @@ describe('ACP session/load', () => {
   });
 
   it('A06 a load from another cwd, of an unknown session or of an open one is refused', async () => {
-    const fixture = createAcpFixture({ scripts: [[{ text: 'hi' }]] });
-    fixtures.push(fixture);
+    const fixture = createFixture({ scripts: [[{ text: 'hi' }]] });
     await fixture.initialize();
     const sessionId = await fixture.newSession();
     const load = (id: string, cwd: string) =>
@@ -71,8 +62,7 @@ describe('ACP session/load', () => {
     await expect(load(sessionId, fixture.sessionsDir)).rejects.toThrow(/already open/);
     await fixture.close();
 
-    const other = createAcpFixture({ scripts: [], sessionsDir: fixture.sessionsDir });
-    fixtures.push(other);
+    const other = createFixture({ scripts: [], sessionsDir: fixture.sessionsDir });
     await other.initialize();
     const elsewhere = path.join(fixture.sessionsDir, 'elsewhere');
     mkdirSync(elsewhere);
@@ -89,15 +79,13 @@ describe('ACP session/load', () => {
   });
 
   it('A09 a session/load whose sessionId contains ../ is refused without touching the file system', async () => {
-    const fixture = createAcpFixture({ scripts: [] });
-    fixtures.push(fixture);
+    const fixture = createFixture({ scripts: [] });
     const sessionsDir = path.join(fixture.sessionsDir, 'sessions');
     const target = path.join(fixture.sessionsDir, 'victim.jsonl');
     const original =
       '{"seamchart":1,"sessionId":"victim","created":"2026-01-01T00:00:00.000Z","cwd":"/"}\n{"torn":';
     writeFileSync(target, original);
-    const guarded = createAcpFixture({ scripts: [], sessionsDir });
-    fixtures.push(guarded);
+    const guarded = createFixture({ scripts: [], sessionsDir });
     await guarded.initialize();
     for (const sessionId of ['../victim', '..%2Fvictim', 'victim', '/etc/passwd']) {
       const failure = await guarded.client

@@ -1,17 +1,12 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { claudeCodeHooks } from '../../bridges/index.js';
 import { connectMcpServers } from '../../tools/mcp/index.js';
-import { createAcpFixture } from './harness.js';
+import { useAcpFixtures } from './harness.js';
 
 const notesServer = path.join(import.meta.dirname, 'fixtures', 'notesServer.mjs');
-let fixture: ReturnType<typeof createAcpFixture> | undefined;
-afterEach(async () => {
-  await fixture?.close();
-  fixture?.cleanup();
-  fixture = undefined;
-});
+const createFixture = useAcpFixtures();
 
 const isAlive = (pid: number): boolean => {
   try {
@@ -26,7 +21,7 @@ describe('MCP servers in ACP sessions', () => {
   it('A08 a stdio MCP server from session/new is offered as mcp__<server>__<tool>, runs, and a mcp__.* PreToolUse hook sees it; a server that fails to start is reported', async () => {
     const offered: string[][] = [];
     let pidFile = '';
-    fixture = createAcpFixture({
+    const fixture = createFixture({
       scripts: [
         [
           { toolCalls: [{ id: 'c1', name: 'mcp__notes__lookup', arguments: { key: 'k1' } }] },

@@ -1,14 +1,9 @@
 import type * as acp from '@agentclientprotocol/sdk';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Seam } from '../../seams/index.js';
-import { createAcpFixture } from './harness.js';
+import { useAcpFixtures } from './harness.js';
 
-let fixture: ReturnType<typeof createAcpFixture> | undefined;
-afterEach(async () => {
-  await fixture?.close();
-  fixture?.cleanup();
-  fixture = undefined;
-});
+const createFixture = useAcpFixtures();
 
 /** `{ id, status, text }` of a tool call's final update; nothing for other updates. */
 function finalState(update: acp.SessionUpdate): { id: string; status: string; text: string }[] {
@@ -23,7 +18,7 @@ const echo = (id: string, text: string) => ({ toolCalls: [{ id, name: 'echo', ar
 
 describe('ACP permission requests', () => {
   it('A04 an ask becomes session/request_permission: allow_once runs, reject_once denies, allow_always is not asked again', async () => {
-    fixture = createAcpFixture({
+    const fixture = createFixture({
       scripts: [
         [echo('c1', 'one'), echo('c2', 'two'), echo('c3', 'three'), echo('c4', 'four'), { text: 'done' }],
       ],
@@ -70,7 +65,7 @@ describe('ACP permission requests', () => {
   });
 
   it('A04 reject_always is remembered for that tool; a cancelled request denies as cancelled', async () => {
-    fixture = createAcpFixture({
+    const fixture = createFixture({
       scripts: [
         [echo('c1', 'one'), echo('c2', 'two'), { text: 'ok' }],
         [echo('c1', 'x'), { text: 'ok' }],

@@ -1,18 +1,12 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Seam } from '../../seams/index.js';
-import { chunkText, createAcpFixture } from './harness.js';
+import { chunkText, useAcpFixtures } from './harness.js';
 
-type Fixture = ReturnType<typeof createAcpFixture>;
-let fixture: Fixture | undefined;
-afterEach(async () => {
-  await fixture?.close();
-  fixture?.cleanup();
-  fixture = undefined;
-});
+const createFixture = useAcpFixtures();
 
 describe('ACP prompts', () => {
   it('A01 initialize → session/new → session/prompt streams agent_message_chunk, then end_turn; the file checks clean', async () => {
-    fixture = createAcpFixture({ scripts: [[{ text: 'Hello from seamchart' }]] });
+    const fixture = createFixture({ scripts: [[{ text: 'Hello from seamchart' }]] });
     const init = await fixture.initialize();
     expect(init).toMatchObject({
       protocolVersion: 1,
@@ -36,7 +30,7 @@ describe('ACP prompts', () => {
 
   it('A01 a resource link becomes a text line naming it; an image block is refused with a clear error', async () => {
     const requests: unknown[] = [];
-    fixture = createAcpFixture({
+    const fixture = createFixture({
       scripts: [[{ text: 'read it' }]],
       setup: (seams) => {
         seams.on(Seam.promptSubmit, (ctx, next) => {
@@ -71,7 +65,7 @@ describe('ACP prompts', () => {
   });
 
   it('A02 a prompt blocked by a prompt-submit plugin answers refusal; the next prompt runs normally', async () => {
-    fixture = createAcpFixture({
+    const fixture = createFixture({
       scripts: [[{ text: 'fine' }]],
       setup: (seams) => {
         seams.on(Seam.promptSubmit, (ctx, next) => {
@@ -90,7 +84,7 @@ describe('ACP prompts', () => {
   });
 
   it('A02 with rejectedStopReason: cancelled, a blocked prompt answers cancelled', async () => {
-    fixture = createAcpFixture({
+    const fixture = createFixture({
       scripts: [[]],
       serve: { rejectedStopReason: 'cancelled' },
       setup: (seams) => {
@@ -105,7 +99,7 @@ describe('ACP prompts', () => {
   });
 
   it('A03 a tool call streams tool_call (pending) → in_progress → completed; a failing tool ends failed', async () => {
-    fixture = createAcpFixture({
+    const fixture = createFixture({
       scripts: [
         [
           { toolCalls: [{ id: 'c1', name: 'echo', arguments: { text: 'ping' } }] },
@@ -163,7 +157,7 @@ describe('ACP prompts', () => {
   });
 
   it('an error turn is a JSON-RPC error carrying the turn message and code', async () => {
-    fixture = createAcpFixture({ scripts: [[{ error: { message: 'overloaded', code: 'RATE_LIMIT' } }]] });
+    const fixture = createFixture({ scripts: [[{ error: { message: 'overloaded', code: 'RATE_LIMIT' } }]] });
     await fixture.initialize();
     const sessionId = await fixture.newSession();
     const failure = await fixture.prompt(sessionId, 'hi').catch((error: unknown) => error);
