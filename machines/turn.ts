@@ -10,6 +10,7 @@ import {
 import { turnSetup } from './turn/setup.js';
 import type {
   ContinuationInput,
+  ModelInput,
   PromptSubmitInput,
   RequestErrorInput,
   ToolBatchInput,
@@ -48,6 +49,8 @@ export const turnMachine = turnSetup.createMachine({
     hadToolCalls: false,
     steered: false,
     maxTokens: false,
+    maxSteps: false,
+    answered: false,
     requestFailures: 0,
     requestFailure: null,
     failure: null,
@@ -180,7 +183,10 @@ export const turnMachine = turnSetup.createMachine({
               invoke: {
                 id: 'model',
                 src: 'model',
-                input: seamInput,
+                input: ({ context }): ModelInput => ({
+                  ...seamInput({ context }),
+                  answered: context.answered,
+                }),
                 onDone: {
                   target: 'answered',
                   actions: [
@@ -417,9 +423,19 @@ export const turnMachine = turnSetup.createMachine({
               },
             },
             deciding: {
-              // Pending steering overrides a stop.
+              // Pending steering overrides a stop; the step cap closes the edge back into `step`.
               always: [
                 bail,
+                {
+                  guard: 'stepCapReached',
+                  target: '#turn.closing',
+                  actions: [
+                    'recordMaxSteps',
+                    'discardContinueReason',
+                    'reportContinueReasonEnded',
+                    'dropContinueReason',
+                  ],
+                },
                 { guard: 'shouldContinue', target: '#turn.open.step', reenter: true },
                 { target: '#turn.closing' },
               ],
