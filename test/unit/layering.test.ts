@@ -1,5 +1,5 @@
-import { readFileSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -29,9 +29,7 @@ const layerOf = (file: string): string => (file.includes('/') ? file.split('/')[
 
 function sourceFiles(): string[] {
   const listed = execFileSync('git', ['ls-files', '*.ts'], { cwd: root, encoding: 'utf8' });
-  return listed
-    .split('\n')
-    .filter((file) => file !== '' && !/^(test|bench|scripts|examples)\//.test(file));
+  return listed.split('\n').filter((file) => file !== '' && !/^(test|bench|scripts|examples)\//.test(file));
 }
 
 /** Every relative import of every source file, as `file: specifier → target`. */
