@@ -82,6 +82,12 @@ export function bridgeSession(session: AcpSession, outlet: SessionOutlet): Sessi
       ),
     );
   };
+  const failAll = (message: string): void => {
+    for (const pending of [...byMessage.values()])
+      settle(pending, () =>
+        pending.reject(new acp.RequestError(-32603, message, { code: 'SESSION_FAILED' })),
+      );
+  };
   const cancelAll = (): void => {
     for (const pending of [...byMessage.values()])
       settle(pending, () => pending.resolve({ stopReason: 'cancelled' }));
@@ -146,6 +152,9 @@ export function bridgeSession(session: AcpSession, outlet: SessionOutlet): Sessi
       Seam.status,
       ({ status }) => {
         if (status === 'disposed') cancelAll();
+        // A session whose store failed takes no more turns: what is still open is answered with an error.
+        else if ((status as string) === 'failed')
+          failAll(`session ${agent.id} failed and takes no more prompts`);
       },
       { ...filter, name: 'acp.disposal' },
     ),

@@ -64,6 +64,29 @@ describe('ACP prompts', () => {
     ]);
   });
 
+  it('A01 a prompt sent while another runs waits for its own turn and answers with that turn', async () => {
+    const fixture = createFixture({
+      scripts: [[{ delayMs: 30, text: 'first answer' }, { text: 'second answer' }]],
+    });
+    await fixture.initialize();
+    const sessionId = await fixture.newSession();
+    const answered: string[] = [];
+    const first = fixture.prompt(sessionId, 'one').then((response) => {
+      answered.push(`one:${chunkText(fixture.updatesOf(sessionId), 'agent_message_chunk')}`);
+      return response;
+    });
+    const second = fixture.prompt(sessionId, 'two').then((response) => {
+      answered.push(`two:${chunkText(fixture.updatesOf(sessionId), 'agent_message_chunk')}`);
+      return response;
+    });
+    expect(await Promise.all([first, second])).toEqual([
+      { stopReason: 'end_turn' },
+      { stopReason: 'end_turn' },
+    ]);
+    // Each response came after its own turn's text and before the next turn's.
+    expect(answered).toEqual(['one:first answer', 'two:first answersecond answer']);
+  });
+
   it('A02 a prompt blocked by a prompt-submit plugin answers refusal; the next prompt runs normally', async () => {
     const fixture = createFixture({
       scripts: [[{ text: 'fine' }]],
