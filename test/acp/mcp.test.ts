@@ -126,7 +126,14 @@ describe('MCP servers in ACP sessions', () => {
         (u) => u.sessionUpdate === 'tool_call_update' && u.toolCallId === '2.1.c1' && u.status === 'failed',
       );
     expect(failed).toHaveLength(1);
-    expect(JSON.stringify(failed[0])).toMatch(/Error: /);
+    expect(failed[0]).toMatchObject({
+      content: [
+        {
+          type: 'content',
+          content: { type: 'text', text: 'Error: MCP server "notes" could not run lookup: Not connected' },
+        },
+      ],
+    });
   });
 
   it('A08 an MCP tool that reports isError fails the call with its text', async () => {
