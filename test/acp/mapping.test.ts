@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { toStopReason } from '../../bridges/acp/stopReason.js';
 import { describeToolCall } from '../../bridges/acp/toolCalls.js';
+import { createDemoTools } from '../../tools/index.js';
 import { mcpToolName, parseMcpConfig } from '../../tools/mcp/index.js';
 
 describe('ACP mapping tables', () => {
@@ -26,6 +27,18 @@ describe('ACP mapping tables', () => {
       'error',
     ]);
     expect(toStopReason({ kind: 'rejected' }, 'cancelled')).toBe('cancelled');
+  });
+
+  it('the demo tools carry ACP kinds an editor can show', () => {
+    const kinds = Object.fromEntries(createDemoTools({ root: '/tmp' }).map((tool) => [tool.name, tool.kind]));
+    expect(kinds).toEqual({
+      Bash: 'execute',
+      Read: 'read',
+      Write: 'edit',
+      Edit: 'edit',
+      Glob: 'search',
+      Grep: 'search',
+    });
   });
 
   it('titles a tool call with its first string argument, cut at one line', () => {
