@@ -38,6 +38,7 @@ export const toolCallMachine = toolCallSetup.createMachine({
       'tools/result': false,
     },
     aborted: false,
+    graceOver: false,
     prepared: false,
     skipPost: false,
     result: null,
@@ -54,7 +55,10 @@ export const toolCallMachine = toolCallSetup.createMachine({
     onError: { actions: [] },
   },
   // Outside the policy and review phases an abort is only recorded: the result stays as settled.
-  on: { ABORT: { guard: 'isLive', actions: ['markAborted', 'abortCall'] } },
+  on: {
+    ABORT: { guard: 'isLive', actions: ['markAborted', 'startCancelGrace', 'abortCall'] },
+    CANCEL_GRACE_OVER: { actions: 'markGraceOver' },
+  },
   initial: 'sealing',
   states: {
     sealing: {
@@ -84,7 +88,7 @@ export const toolCallMachine = toolCallSetup.createMachine({
         ABORT: {
           guard: 'isLive',
           target: 'settled',
-          actions: ['markAborted', 'abortCall', 'settleAbortedBeforeDispatch'],
+          actions: ['markAborted', 'startCancelGrace', 'abortCall', 'settleAbortedBeforeDispatch'],
         },
       },
       initial: 'checking',
@@ -127,7 +131,7 @@ export const toolCallMachine = toolCallSetup.createMachine({
         ABORT: {
           guard: 'isLive',
           target: 'settled',
-          actions: ['markAborted', 'abortCall', 'settleAbortedBeforeDispatch'],
+          actions: ['markAborted', 'startCancelGrace', 'abortCall', 'settleAbortedBeforeDispatch'],
         },
       },
       invoke: {
@@ -151,7 +155,7 @@ export const toolCallMachine = toolCallSetup.createMachine({
         ABORT: {
           guard: 'isLive',
           target: 'settled',
-          actions: ['markAborted', 'abortCall', 'settleAbortedBeforeDispatch'],
+          actions: ['markAborted', 'startCancelGrace', 'abortCall', 'settleAbortedBeforeDispatch'],
         },
       },
       initial: 'checking',
@@ -198,11 +202,22 @@ export const toolCallMachine = toolCallSetup.createMachine({
           ],
         },
         running: {
-          on: { ABORT: { guard: 'isLive', target: 'draining', actions: ['markAborted', 'abortCall'] } },
+          on: {
+            ABORT: {
+              guard: 'isLive',
+              target: 'draining',
+              actions: ['markAborted', 'startCancelGrace', 'abortCall'],
+            },
+          },
         },
         // A started body is awaited after the abort, but only for the grace period.
         draining: {
-          after: { cancelGrace: { target: '#toolCall.settled', actions: 'settleDidNotStop' } },
+          on: {
+            CANCEL_GRACE_OVER: {
+              target: '#toolCall.settled',
+              actions: ['markGraceOver', 'settleDidNotStop'],
+            },
+          },
         },
       },
     },
@@ -249,11 +264,20 @@ export const toolCallMachine = toolCallSetup.createMachine({
           ],
         },
         reviewing: {
+          // Entered after the grace ran out (a body that did not stop): post-execute still runs, for one more grace.
+          after: {
+            cancelGrace: { guard: 'graceIsOver', target: '#toolCall.finalizing', actions: 'abandonReview' },
+          },
           on: {
+            // Committed after an abort: the review gets what is left of the grace, not a new one.
+            CANCEL_GRACE_OVER: {
+              target: '#toolCall.finalizing',
+              actions: ['markGraceOver', 'abandonReview'],
+            },
             ABORT: {
               guard: 'isLive',
               target: '#toolCall.finalizing',
-              actions: ['markAborted', 'abortCall', 'abandonReview'],
+              actions: ['markAborted', 'startCancelGrace', 'abortCall', 'abandonReview'],
             },
           },
           invoke: {

@@ -14,8 +14,12 @@ const toolCallMachine = createMachine({
       "guard": "isLive",
       "actions": [
         "markAborted",
+        "startCancelGrace",
         "abortCall"
       ]
+    },
+    "CANCEL_GRACE_OVER": {
+      "actions": "markGraceOver"
     }
   },
   "initial": "sealing",
@@ -77,6 +81,7 @@ const toolCallMachine = createMachine({
           "target": "settled",
           "actions": [
             "markAborted",
+            "startCancelGrace",
             "abortCall",
             "settleAbortedBeforeDispatch"
           ]
@@ -154,6 +159,7 @@ const toolCallMachine = createMachine({
           "target": "settled",
           "actions": [
             "markAborted",
+            "startCancelGrace",
             "abortCall",
             "settleAbortedBeforeDispatch"
           ]
@@ -203,6 +209,7 @@ const toolCallMachine = createMachine({
           "target": "settled",
           "actions": [
             "markAborted",
+            "startCancelGrace",
             "abortCall",
             "settleAbortedBeforeDispatch"
           ]
@@ -291,16 +298,20 @@ const toolCallMachine = createMachine({
               "target": "draining",
               "actions": [
                 "markAborted",
+                "startCancelGrace",
                 "abortCall"
               ]
             }
           }
         },
         "draining": {
-          "after": {
-            "cancelGrace": {
+          "on": {
+            "CANCEL_GRACE_OVER": {
               "target": "#toolCall.settled",
-              "actions": "settleDidNotStop"
+              "actions": [
+                "markGraceOver",
+                "settleDidNotStop"
+              ]
             }
           }
         }
@@ -382,12 +393,27 @@ const toolCallMachine = createMachine({
           ]
         },
         "reviewing": {
+          "after": {
+            "cancelGrace": {
+              "guard": "graceIsOver",
+              "target": "#toolCall.finalizing",
+              "actions": "abandonReview"
+            }
+          },
           "on": {
+            "CANCEL_GRACE_OVER": {
+              "target": "#toolCall.finalizing",
+              "actions": [
+                "markGraceOver",
+                "abandonReview"
+              ]
+            },
             "ABORT": {
               "guard": "isLive",
               "target": "#toolCall.finalizing",
               "actions": [
                 "markAborted",
+                "startCancelGrace",
                 "abortCall",
                 "abandonReview"
               ]

@@ -9,6 +9,7 @@ import type {
   CancelCause,
   DeliveryOptions,
 } from '../../seams/types.js';
+import type { UsageTotal } from '../../session/events.js';
 import {
   createSessionLog,
   lastMessageNumber,
@@ -17,6 +18,7 @@ import {
   SessionLogError,
 } from '../../session/index.js';
 import type { SessionStore } from '../../session/types.js';
+import { createUsageCounter } from '../../session/usage.js';
 import { createInboxItem, createInjection, freezeJson, type InboxItem } from '../runtime/inbox.js';
 import { createReportingScope } from '../runtime/reportingScope.js';
 import { ScopeTable } from '../runtime/scopeTable.js';
@@ -27,9 +29,11 @@ import { createBudgetedReporter } from './errorBudget.js';
 import type { createAgentLogic } from './logic.js';
 import { sharedAgentLogic } from './logic.js';
 import { type AgentOptions, type ResolvedAgentOptions, resolveAgentOptions } from './options.js';
+import { type AgentStreamItem, type AgentStreamOptions, createAgentStream } from './stream.js';
 import type { AgentEvent, AgentMachineServices } from './types.js';
 
 export type { AgentOptions } from './options.js';
+export type { AgentStreamItem, AgentStreamOptions } from './stream.js';
 
 /** The handle `createAgent` returns: the seam-facing `AgentHandle` plus lifecycle and inspection. */
 export interface Agent extends AgentHandle {
@@ -38,6 +42,13 @@ export interface Agent extends AgentHandle {
   readonly cwd: string;
   /** Resolves when the agent is not running and no waking item is queued (or it is disposed). */
   whenIdle(): Promise<void>;
+  /**
+   * The agent's notifications (deltas, log events, status) as an async iterable that ends when the
+   * agent, once seen running, is idle, failed or disposed — or when the consumer breaks.
+   */
+  stream(options?: AgentStreamOptions): AsyncIterableIterator<AgentStreamItem>;
+  /** Token usage of the whole session, summed from `assistant/message.usage` (resumed turns too). */
+  readonly usage: UsageTotal;
   /**
    * Idempotent: cancels an open turn, resolves after the last flush and closes the store (releasing its lock).
    * Pending items are kept in the log for a resume (`keepInbox`, the default with a file store) or discarded
@@ -109,6 +120,7 @@ export function createAgent(rawOptions: AgentOptions): Agent {
       send({ type: 'STORE_FAILED', failure: { code: error.code, message: error.message } }),
     ),
   );
+  const usage = createUsageCounter();
   // A dead actor (error or stopped) takes no events: sending would only warn and drop them.
   const isLive = (): boolean => actor?.getSnapshot().status === 'active';
   const send = (event: AgentEvent): void => {
@@ -196,6 +208,11 @@ export function createAgent(rawOptions: AgentOptions): Agent {
       send({ type: 'CANCEL', cause: { kind: cause.kind }, keepInbox: opts.keepInbox === true });
     },
     whenIdle: () => (actor ? waitUntilIdle(actor) : Promise.resolve()),
+    stream: (streamOptions) =>
+      createAgentStream({ agentId, seams, log: logView, status: () => agent.status }, streamOptions),
+    get usage() {
+      return usage.read(log.events);
+    },
     dispose(disposeOptions: { keepInbox?: boolean } = {}) {
       // A graceful shutdown of a file-backed agent must not lose what a crash would keep.
       const keepInbox = disposeOptions.keepInbox ?? store.durable === true;
@@ -230,6 +247,9 @@ export function createAgent(rawOptions: AgentOptions): Agent {
     maxParallelToolCalls: options.maxParallelToolCalls,
     maxRequestRetries: options.maxRequestRetries,
     sessionStartTimeoutMs: options.sessionStartTimeoutMs,
+    ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
+    modelSettings: options.modelSettings,
+    maxStepsPerTurn: options.maxStepsPerTurn,
     reportError,
     logger: options.logger,
     ...(options.approval === undefined ? {} : { approval: options.approval }),

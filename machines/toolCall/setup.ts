@@ -1,4 +1,4 @@
-import { assign, fromCallback, setup } from 'xstate';
+import { assign, fromCallback, raise, setup } from 'xstate';
 import { createFailureResult, withContexts } from '../../tools/index.js';
 import { unprovidedActors } from '../runtime/unprovided.js';
 import {
@@ -64,6 +64,9 @@ export const toolCallSetup = setup({
     },
     // Context updates (pure).
     markAborted: assign({ aborted: true }),
+    // The grace is counted from the first abort, so a review entered after it cannot extend it.
+    startCancelGrace: raise({ type: 'CANCEL_GRACE_OVER' }, { id: 'cancelGrace', delay: 'cancelGrace' }),
+    markGraceOver: assign({ graceOver: true }),
     markPrepared: assign({ prepared: true }),
     recordSeal: assign(({ event }) => {
       const output = outputOf<SealOutput>(event);
@@ -124,6 +127,7 @@ export const toolCallSetup = setup({
       outputOf<SealOutput>(event).outcome === params.outcome,
     isAborted: ({ context }) => context.aborted,
     isLive: ({ context }) => !context.aborted,
+    graceIsOver: ({ context }) => context.graceOver,
     preDecisionIs: ({ event }, params: { kind: 'allow' | 'deny' | 'ask' }) =>
       outputOf<PreExecuteOutput>(event).decision.kind === params.kind,
     approvalIs: ({ event }, params: { kind: ApprovalOutput['kind'] }) =>

@@ -13,7 +13,12 @@ describe('abort-signal listeners', () => {
     const steps = Array.from({ length: 999 }, (_, i) => ({
       toolCalls: [{ id: `c${i}`, name: 'tick', arguments: {} }],
     }));
-    const run = createTestAgent({ script: [...steps, { text: 'done' }], tools });
+    // Past the default step cap of 100 (model-io.md), which would end the turn max-steps.
+    const run = createTestAgent({
+      script: [...steps, { text: 'done' }],
+      tools,
+      agent: { maxStepsPerTurn: 1000 },
+    });
     run.agent.followup('go');
     await run.agent.whenIdle();
     expect(run.model.requests).toHaveLength(1000);
