@@ -249,6 +249,7 @@ const agentMachine = createMachine({
       "states": {
         "claiming": {
           "entry": [
+            "openTurnScope",
             "claimHead",
             "notifyDequeue"
           ],
