@@ -19,14 +19,29 @@ export function errnoError(code: string, syscall: string): NodeJS.ErrnoException
 }
 
 /** The real file system with faults injected where the options say. */
-export function faultIo(options: FaultOptions): FileIo & { readonly written: () => number } {
+export function faultIo(options: FaultOptions): FileIo & {
+  readonly written: () => number;
+  /** From now on, `bytes` more are written for real, then every write fails (a short write first). */
+  readonly failWritesAfter: (bytes: number) => void;
+  /** From now on, every fsync fails with `code`. */
+  readonly failFsyncNow: (code: 'EIO' | 'ENOSPC') => void;
+} {
   let budget = options.failWritesAfterBytes ?? Number.POSITIVE_INFINITY;
   let written = 0;
   let fsyncs = 0;
-  const fsyncFails = () => options.failFsync !== undefined && ++fsyncs >= (options.failFsyncFrom ?? 1);
+  let fsyncError = options.failFsync;
+  let fsyncFrom = options.failFsyncFrom ?? 1;
+  const fsyncFails = () => fsyncError !== undefined && ++fsyncs >= fsyncFrom;
   return {
     ...nodeFileIo,
     written: () => written,
+    failWritesAfter(bytes) {
+      budget = bytes;
+    },
+    failFsyncNow(code) {
+      fsyncError = code;
+      fsyncFrom = fsyncs + 1;
+    },
     writeSync(fd, buffer, offset, length, position) {
       if (budget <= 0) throw errnoError(options.writeError ?? 'ENOSPC', 'write');
       const allowed = Math.min(length, budget);
@@ -36,11 +51,11 @@ export function faultIo(options: FaultOptions): FileIo & { readonly written: () 
       return done;
     },
     fsyncSync(fd) {
-      if (fsyncFails()) throw errnoError(options.failFsync as string, 'fsync');
+      if (fsyncFails()) throw errnoError(fsyncError as string, 'fsync');
       nodeFileIo.fsyncSync(fd);
     },
     async fsync(fd) {
-      if (fsyncFails()) throw errnoError(options.failFsync as string, 'fsync');
+      if (fsyncFails()) throw errnoError(fsyncError as string, 'fsync');
       await nodeFileIo.fsync(fd);
     },
     async read(fd, buffer, position) {
