@@ -1,4 +1,4 @@
-import type { SealedCall } from '../../tools/index.js';
+import type { DetachedCall, PreparedInput, SealedCall } from '../../tools/index.js';
 import type { ToolCallRequest } from '../../tools/types.js';
 
 /** The live handles of one tool call; the machine keeps only the plain `callKey`. */
@@ -7,7 +7,13 @@ export interface CallHandles {
   readonly request: ToolCallRequest & { readonly callId: string };
   /** The call's own abort: fired by `ABORT`, or by the run's signal through the link. */
   readonly controller: AbortController;
+  /** The request read once, arguments parsed, definition snapshotted (before `tools/prepare`). */
+  detached: DetachedCall | undefined;
+  /** The input `tools/prepare` settled on (absent when the fold did not run). */
+  prepared: PreparedInput | undefined;
   sealed: SealedCall | undefined;
+  /** The batch appended this call's `tool/call`. */
+  recorded: boolean;
   /** Set by core dispatch right before the body runs. */
   bodyStarted: boolean;
 }
@@ -29,7 +35,15 @@ export class CallTable {
     const onAbort = (): void => controller.abort(runSignal.reason);
     if (runSignal.aborted) onAbort();
     else runSignal.addEventListener('abort', onAbort, { once: true });
-    const handles: CallHandles = { request, controller, sealed: undefined, bodyStarted: false };
+    const handles: CallHandles = {
+      request,
+      controller,
+      detached: undefined,
+      prepared: undefined,
+      sealed: undefined,
+      recorded: false,
+      bodyStarted: false,
+    };
     this.#calls.set(key, { handles, unlink: () => runSignal.removeEventListener('abort', onAbort) });
     return handles;
   }

@@ -2,13 +2,18 @@ import type { ActorSystem } from 'xstate';
 import { describeThrown } from '../../seams/describe.js';
 import type { JsonValue } from '../../seams/schemas.js';
 import type { ToolExecution } from '../../seams/types.js';
+import { describeToolCallRecord, sealToolCall } from '../../tools/index.js';
 import { toolCalls } from '../runtime/callTable.js';
 import type { ToolMachineServices } from '../runtime/services.js';
 import type { ServicesResolver } from '../runtime/systemServices.js';
-import { createDispatchScope } from './actors.js';
-import type { ToolCallContext } from './types.js';
+import { createDispatchScope, detachCall } from './actors.js';
+import type { ToolCallContext, ToolCallReport } from './types.js';
 
-type Args = { readonly context: ToolCallContext; readonly system: ActorSystem<any> };
+type Args = {
+  readonly context: ToolCallContext;
+  readonly system: ActorSystem<any>;
+  readonly self: { readonly _parent?: { send(event: ToolCallReport): void } };
+};
 
 const defaultDecisions = {
   'tools/pre-execute': { kind: 'allow' },
@@ -65,6 +70,26 @@ export function createToolCallActions(servicesOf: ServicesResolver<ToolMachineSe
       } catch (error) {
         report(services, 'seam/decided', error, context);
       }
+    },
+    sealCall: ({ context, system }: Args): void => {
+      if (!toolCalls.has(context.callKey)) return;
+      const services = servicesOf({ system });
+      try {
+        const handles = toolCalls.get(context.callKey);
+        // A call aborted or failed before it was read is detached here, so finalize still finds it.
+        handles.sealed ??= sealToolCall(detachCall(services, handles, context), handles.prepared);
+      } catch (error) {
+        report(services, 'sealing', error, context);
+      }
+    },
+    reportPreparedInput: ({ context, self }: Args): void => {
+      if (!context.batched || !toolCalls.has(context.callKey)) return;
+      const { request, prepared } = toolCalls.get(context.callKey);
+      self._parent?.send({
+        type: 'PREPARED_INPUT',
+        callId: request.callId,
+        ...describeToolCallRecord(request.arguments, prepared),
+      });
     },
     notifyResult: ({ context, system }: Args): void => {
       const exec = execOf(context);

@@ -20,17 +20,18 @@ import {
 } from '../../testing/index.js';
 import { createToolRegistryCore, defineTool } from '../../tools/index.js';
 
-// The call's seams are snapshotted by the `seal` actor, so each configuration keeps only the seal
-// outcome whose `seamsPresent` matches it (plus the seal failures, which carry all-present).
-const sealMatches = (
+// The call's seams are snapshotted by the `detach` actor, so each configuration keeps only the detach
+// outcomes whose `seamsPresent` matches it (plus the failures, which carry all-present).
+const detachMatches = (
   present: ToolSeamsPresent,
   output: { seamsPresent?: ToolSeamsPresent; outcome?: string },
-) => output.outcome !== 'sealed' || toolSeamKeys.every((key) => output.seamsPresent?.[key] === present[key]);
+) =>
+  output.outcome !== 'detached' || toolSeamKeys.every((key) => output.seamsPresent?.[key] === present[key]);
 const eventsFor = (present: Readonly<Record<string, boolean>>) =>
   graphEvents.filter(
     (event) =>
-      event.type !== 'xstate.done.actor.seal' ||
-      sealMatches(
+      event.type !== 'xstate.done.actor.detach' ||
+      detachMatches(
         present as ToolSeamsPresent,
         (event as unknown as { output: { seamsPresent: ToolSeamsPresent } }).output,
       ),
@@ -40,8 +41,18 @@ const eventsFor = (present: Readonly<Record<string, boolean>>) =>
 // would otherwise make its own graph node and multiply the paths (1,551 → the count printed below)
 // without reaching a new transition.
 const serializeState = (snapshot: AnyMachineSnapshot): string => {
-  const { seamsPresent, aborted, prepared, skipPost, hasFinalizer } = snapshot.context as ToolCallContext;
-  return JSON.stringify({ value: snapshot.value, seamsPresent, aborted, prepared, skipPost, hasFinalizer });
+  const { seamsPresent, preparable, aborted, prepared, skipPost, hasFinalizer, result } =
+    snapshot.context as ToolCallContext;
+  return JSON.stringify({
+    value: snapshot.value,
+    seamsPresent,
+    preparable,
+    aborted,
+    prepared,
+    skipPost,
+    hasFinalizer,
+    hasResult: result !== null,
+  });
 };
 
 const runs = [false, true].flatMap((batched) =>
@@ -74,6 +85,7 @@ let keys = 0;
 /** Real services for one path: seams with pass-through listeners on the present seams, one open call. */
 async function executePath(path: MachinePath, present: Readonly<Record<string, boolean>>, batched: boolean) {
   const seams = createSeams({ logger: { error: () => {} } });
+  if (present['tools/prepare']) seams.on('tools/prepare', () => undefined);
   if (present['tools/pre-execute']) seams.on('tools/pre-execute', (_exec, next) => next());
   if (present.guard) seams.guard(() => undefined);
   if (present['tools/execute']) seams.on('tools/execute', (_exec, next) => next());
@@ -93,17 +105,17 @@ async function executePath(path: MachinePath, present: Readonly<Record<string, b
     const run = await runPath(path, {
       logic: createToolCallLogic(services),
       input: { scopeKey, callKey, batched },
-      stub: ['seal', 'preExecute', 'approval', 'guards', 'dispatch', 'postExecute', 'finalize'],
+      stub: ['detach', 'prepare', 'preExecute', 'approval', 'guards', 'dispatch', 'postExecute', 'finalize'],
       events: graphEvents,
       quiesce: [{ type: 'COMMIT' }],
-      // A sealed outcome runs the real sealing first, so later phases find the sealed execution.
+      // A detached outcome runs the real detach first, so sealing seals the call that was read.
       onSettle: async ({ kind, pending, payload }) => {
         if (
-          pending.id === 'seal' &&
+          pending.id === 'detach' &&
           kind === 'done' &&
-          (payload as { outcome: string }).outcome === 'sealed'
+          (payload as { outcome: string }).outcome === 'detached'
         ) {
-          await toPromise(createActor(real.seal, { input: pending.input as never }).start());
+          await toPromise(createActor(real.detach, { input: pending.input as never }).start());
         }
       },
       log: notifications,
