@@ -1,6 +1,15 @@
 // seamchart's public entry.
 
 export {
+  type AcpAgent,
+  type AcpMcpServer,
+  type AcpServer,
+  type AcpSession,
+  type AcpSessionRequest,
+  type ServeAcpOptions,
+  serveAcp,
+} from './bridges/acp/index.js';
+export {
   type ClaudeCodeHooksOptions,
   type CodexHooksOptions,
   claudeCodeHooks,
@@ -24,6 +33,17 @@ export {
   plugins,
   ToolPipelineError,
 } from './tools/index.js';
+export {
+  type ConnectMcpOptions,
+  connectMcpServers,
+  loadMcpConfig,
+  McpConfigError,
+  type McpConnection,
+  type McpServerFailure,
+  type McpStdioServer,
+  mcpToolName,
+  parseMcpConfig,
+} from './tools/mcp/index.js';
 export type {
   Concurrency,
   ExecuteOptions,

@@ -3,6 +3,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // Fails the test during which Node warned about a listener leak (R04).
+    setupFiles: ['test/setup/failOnWarnings.ts'],
     // The end-to-end tests run the built CLI (dist/), as a user installs it.
     globalSetup: ['test/e2e/support/buildOnce.ts'],
     typecheck: { enabled: false },

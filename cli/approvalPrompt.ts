@@ -26,11 +26,6 @@ export interface TerminalApprovalOptions {
   onAnswer?(request: ApprovalRequest, answer: ApprovalAnswer): void;
 }
 
-/** The channel's answer as the registry's current `ApprovalOutcome` (the reason travels in the log line). */
-function toOutcome(answer: ApprovalAnswer): ApprovalOutcome {
-  return answer.outcome;
-}
-
 /** `--approve yes|no`: every ask answered without a prompt. */
 export function fixedApproval(
   mode: 'yes' | 'no',
@@ -41,9 +36,12 @@ export function fixedApproval(
       const answer: ApprovalAnswer =
         mode === 'yes'
           ? { outcome: 'allowed-once' }
-          : { outcome: 'rejected', reason: 'denied by --approve no' };
+          : {
+              outcome: 'rejected',
+              reason: `not approved (--approve no)${request.reason ? `; approval was asked because: ${request.reason}` : ''}`,
+            };
       onAnswer?.(request, answer);
-      return toOutcome(answer);
+      return answer;
     },
   };
 }
@@ -115,7 +113,7 @@ export function terminalApproval(options: TerminalApprovalOptions): ApprovalChan
       queue = answered.catch(() => {});
       return answered.then((answer) => {
         options.onAnswer?.(request, answer);
-        return toOutcome(answer);
+        return answer;
       });
     },
   };

@@ -3,7 +3,10 @@ import { checkInvariants, formatViolation, readJsonlLog, SessionLoadError } from
 import { type CliCommand, type CliIO, UsageError } from './command.js';
 import { describeEvent } from './print.js';
 
-/** `seamchart log FILE [--check] [--json]`: pretty-prints a session log; `--check` runs the invariants. */
+/**
+ * `seamchart log FILE [--check] [--json]`: pretty-prints a session log, a live one too (never locking or writing
+ * it); `--check` runs the invariants.
+ */
 export const logCommand: CliCommand = {
   name: 'log',
   configure(command: Command) {
@@ -29,8 +32,15 @@ export const logCommand: CliCommand = {
     }
     for (const event of loaded.events) write(options.json ? JSON.stringify(event) : describeEvent(event));
     for (const repair of loaded.repairs) write(`repaired in memory (file untouched): ${repair}`);
+    const { writer, beingWritten } = loaded;
+    if (writer !== undefined) {
+      write(`live session: written by process ${writer.pid} on ${writer.host} since ${writer.since}`);
+      if (beingWritten !== undefined)
+        write(`line ${beingWritten.line}: being written (${beingWritten.bytes} bytes so far)`);
+    }
     if (!options.check) return 0;
-    const violations = checkInvariants(loaded.events);
+    // A live session's last turn may still be open.
+    const violations = checkInvariants(loaded.events, { open: writer !== undefined });
     for (const violation of violations) write(formatViolation(violation));
     write(violations.length === 0 ? 'invariants: ok' : `invariants: ${violations.length} violation(s)`);
     return violations.length === 0 ? 0 : 1;

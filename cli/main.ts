@@ -1,24 +1,8 @@
 #!/usr/bin/env node
-import { readFileSync } from 'node:fs';
 import { Command, CommanderError } from 'commander';
 import { type CliIO, processIO, UsageError } from './command.js';
 import { commands } from './commands.js';
-
-/** The package version: `package.json` is one folder up from `cli/`, two from `dist/cli/`. */
-function packageVersion(): string {
-  for (const relative of ['../package.json', '../../package.json']) {
-    try {
-      const json = JSON.parse(readFileSync(new URL(relative, import.meta.url), 'utf8')) as {
-        name?: string;
-        version?: string;
-      };
-      if (json.name === 'seamchart' && json.version) return json.version;
-    } catch {
-      // not this level
-    }
-  }
-  return 'unknown';
-}
+import { packageVersion } from './version.js';
 
 /** The commander program: every subcommand from the table, help and errors routed to `io`. */
 function buildProgram(io: CliIO, exitCode: { value: number }): Command {

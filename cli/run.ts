@@ -5,7 +5,7 @@ import { formatCapabilities } from '../bridges/index.js';
 import { createAgent } from '../machines/agent/createAgent.js';
 import { createToolRegistry } from '../machines/toolCall/createToolRegistry.js';
 import { createSeams } from '../seams/index.js';
-import type { ApprovalChannel } from '../seams/types.js';
+import type { ApprovalChannel, SeamLogger } from '../seams/types.js';
 import {
   checkInvariants,
   createJsonlStore,
@@ -13,27 +13,33 @@ import {
   memoryStore,
   openJsonlStore,
   SessionLoadError,
+  SessionLockedError,
   SessionStoreError,
 } from '../session/index.js';
 import type { SessionStore } from '../session/types.js';
 import { createDemoTools } from '../tools/index.js';
+import type { McpStdioServer } from '../tools/mcp/index.js';
 import { createInspectionLog, type InspectionLog } from '../visualize/index.js';
 import { type ApproveMode, fixedApproval, terminalApproval } from './approvalPrompt.js';
 import { type CliCommand, type CliIO, repeatable, UsageError } from './command.js';
 import { killLeftovers } from './leftovers.js';
+import { loadMcpServersFlag, MCP_CONFIG_HELP, registerMcpTools } from './mcpFlag.js';
 import { type AgentFlags, addAgentFlags, loadBridges, resolveCwd, resolveModel } from './runFlags.js';
 import { Screen, wantsColour } from './screen.js';
 import { Interrupts, SIGNAL_EXIT } from './signals.js';
 import { Transcript } from './transcript.js';
+import { packageVersion } from './version.js';
 
 interface RunFlags extends AgentFlags {
   prompt?: string[];
   session?: string;
   resume?: boolean;
+  breakLock?: boolean;
   json?: boolean;
   color: boolean;
   approve?: ApproveMode;
   inspectLog?: string;
+  mcpConfig?: string;
 }
 
 const EXAMPLES = `
@@ -65,17 +71,22 @@ async function openStore(flags: RunFlags, cwd: string): Promise<SessionStore> {
     return memoryStore();
   }
   try {
-    if (flags.resume) return await openJsonlStore(file);
+    if (flags.breakLock && !flags.resume) throw new UsageError('--break-lock goes with --resume');
+    if (flags.resume) return await openJsonlStore(file, { breakLock: flags.breakLock === true });
     await requireParentDir('--session', file);
     return await createJsonlStore(file, { cwd });
   } catch (error) {
     if (error instanceof UsageError) throw error;
     if (error instanceof SessionStoreError && error.code === 'FILE_EXISTS')
       throw new UsageError(`session file ${file} already exists; add --resume to continue it`);
-    if (error instanceof SessionLoadError && error.code === 'READ_FAILED')
+    if (error instanceof SessionLoadError && (error.code === 'READ_FAILED' || error.code === 'NOT_FOUND'))
       throw new UsageError(`--resume: cannot read session file ${file} (start it without --resume)`);
-    if (error instanceof Error && error.name === 'SessionLockedError')
-      throw new UsageError(`${error.message} (--break-lock takes it over)`);
+    if (error instanceof SessionLockedError) {
+      const { pid, host, since } = error.holder;
+      throw new UsageError(
+        `session file ${file} is in use by process ${pid} on ${host} (since ${since}); if that run is gone, add --break-lock`,
+      );
+    }
     if (error instanceof SessionLoadError || error instanceof SessionStoreError)
       throw new UsageError(error.message);
     throw error;
@@ -91,6 +102,35 @@ async function openInspection(file: string | undefined): Promise<InspectionLog |
   } catch (error) {
     throw new UsageError(`--inspect-log ${file}: ${(error as Error).message}`);
   }
+}
+
+/** The capability report, short: its headline, what will not run at all, and how many fields are degraded. */
+function capabilitySummary(report: string): string {
+  const lines = report.split('\n');
+  const degraded = lines.filter((line) => line.trimStart().startsWith('degraded:')).length;
+  const kept = [
+    `${lines[0]}${degraded > 0 ? `, ${degraded} behaviour(s) differ from the original client` : ''}`,
+    ...lines.slice(1).filter((line) => /^\s+(unsupported|note):/.test(line)),
+  ];
+  return kept.join('\n');
+}
+
+/** Contained failures and warnings: in the transcript (a systemMessage is shown there already), else on stderr. */
+function runLogger(io: CliIO, transcript: Transcript | undefined): SeamLogger {
+  const text = (message: string, details?: Record<string, unknown>): string => {
+    const error = details?.error;
+    return error instanceof Error ? `${message}: ${error.message}` : message;
+  };
+  return {
+    error(message, details) {
+      if (transcript) transcript.error('seamchart', text(message, details));
+      else io.stderr.write(`seamchart: ${text(message, details)}\n`);
+    },
+    warn(message, details) {
+      if (!transcript) io.stderr.write(`seamchart: ${text(message, details)}\n`);
+      else if (!/ systemMessage: /.test(message)) transcript.note(text(message, details));
+    },
+  };
 }
 
 /** `--approve`'s default: ask when a person can answer (stdin and stderr are terminals), else no. */
@@ -119,9 +159,11 @@ export const runCommand: CliCommand = {
       )
       .option('--session <file>', 'write the session log to this JSONL file (its directory must exist)')
       .option('--resume', 'continue the session in --session FILE (a crashed file is repaired first)')
+      .option('--break-lock', 'with --resume: take over the session lock of a writer on another host')
       .option('--json', 'print the log events as JSONL instead of the transcript (for scripts)')
       .option('--no-color', 'no colour (also when NO_COLOR is set or output is not a terminal)')
       .option('--inspect-log <file>', 'write XState inspection events as JSONL (replayable in a viewer)')
+      .option('--mcp-config <file>', MCP_CONFIG_HELP)
       .addHelpText('after', EXAMPLES);
   },
   async run(command: Command, io: CliIO) {
@@ -132,6 +174,7 @@ export const runCommand: CliCommand = {
     const cwd = await resolveCwd(flags.cwd);
     const model = await resolveModel(flags, io.env);
     const bridges = await loadBridges(flags, flags.session);
+    const mcpServers = await loadMcpServersFlag(flags.mcpConfig);
     if (flags.resume && flags.session === undefined) throw new UsageError('--resume needs --session FILE');
     // Opened last, inspection before the store: a bad flag or path leaves nothing written.
     const inspection = await openInspection(flags.inspectLog);
@@ -143,7 +186,7 @@ export const runCommand: CliCommand = {
       if (flags.inspectLog !== undefined) await rm(flags.inspectLog, { force: true });
       throw error;
     }
-    return runSession({ flags, io, cwd, model, bridges, store, inspection, prompts });
+    return runSession({ flags, io, cwd, model, bridges, store, inspection, prompts, mcpServers });
   },
 };
 
@@ -156,6 +199,7 @@ async function runSession(run: {
   store: SessionStore;
   inspection: InspectionLog | undefined;
   prompts: string[];
+  mcpServers: McpStdioServer[];
 }): Promise<number> {
   const { flags, io, store, inspection } = run;
   const json = flags.json === true;
@@ -176,13 +220,18 @@ async function runSession(run: {
     for (const repair of repairs) say(`  ${repair}`);
   }
 
-  const seams = createSeams();
+  const seams = createSeams({ logger: runLogger(io, json ? undefined : transcript) });
   for (const bridge of run.bridges) {
-    if (!json) transcript.note(formatCapabilities(bridge.capabilities()));
+    if (!json) transcript.note(capabilitySummary(formatCapabilities(bridge.capabilities())));
     seams.use(bridge);
   }
   const tools = createToolRegistry();
   if (flags.tools === 'demo') for (const tool of createDemoTools({ root: run.cwd })) tools.register(tool);
+  const mcp = await registerMcpTools(run.mcpServers, tools, {
+    cwd: run.cwd,
+    version: packageVersion(),
+    report: (message) => io.stderr.write(`seamchart: ${message}\n`),
+  });
   if (json)
     seams.on('session/event', ({ event }) => {
       io.stdout.write(`${JSON.stringify(event)}\n`);
@@ -239,6 +288,7 @@ async function runSession(run: {
     await agent.whenIdle();
   } finally {
     await agent.dispose();
+    await mcp.close();
     inspection?.close();
     interrupts.dispose();
     screen.clearStatus();

@@ -1,6 +1,12 @@
 // The machines folder's only public face.
 
-export { type Agent, type AgentOptions, createAgent } from './agent/createAgent.js';
+export {
+  type Agent,
+  type AgentOptions,
+  type AgentStreamItem,
+  type AgentStreamOptions,
+  createAgent,
+} from './agent/createAgent.js';
 export { createAgentLogic } from './agent/logic.js';
 export { agentMachine, graphEvents as agentGraphEvents } from './agent.js';
 export { type RunScope, ScopeTable } from './runtime/scopeTable.js';

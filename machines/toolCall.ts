@@ -40,6 +40,7 @@ export const toolCallMachine = toolCallSetup.createMachine({
       'tools/result': false,
     },
     aborted: false,
+    graceOver: false,
     prepared: false,
     skipPost: false,
     result: null,
@@ -56,7 +57,10 @@ export const toolCallMachine = toolCallSetup.createMachine({
     onError: { actions: [] },
   },
   // Outside the policy and review phases an abort is only recorded: the result stays as settled.
-  on: { ABORT: { guard: 'isLive', actions: ['markAborted', 'abortCall'] } },
+  on: {
+    ABORT: { guard: 'isLive', actions: ['markAborted', 'startCancelGrace', 'abortCall'] },
+    CANCEL_GRACE_OVER: { actions: 'markGraceOver' },
+  },
   initial: 'preparing',
   states: {
     // Read the request once, then let `tools/prepare` rewrite the input before any identity exists.
@@ -101,7 +105,7 @@ export const toolCallMachine = toolCallSetup.createMachine({
             ABORT: {
               guard: 'isLive',
               target: '#toolCall.sealing',
-              actions: ['markAborted', 'abortCall', 'settleAbortedBeforeDispatch'],
+              actions: ['markAborted', 'startCancelGrace', 'abortCall', 'settleAbortedBeforeDispatch'],
             },
           },
           invoke: {
@@ -135,7 +139,7 @@ export const toolCallMachine = toolCallSetup.createMachine({
         ABORT: {
           guard: 'isLive',
           target: 'settled',
-          actions: ['markAborted', 'abortCall', 'settleAbortedBeforeDispatch'],
+          actions: ['markAborted', 'startCancelGrace', 'abortCall', 'settleAbortedBeforeDispatch'],
         },
       },
       initial: 'checking',
@@ -178,7 +182,7 @@ export const toolCallMachine = toolCallSetup.createMachine({
         ABORT: {
           guard: 'isLive',
           target: 'settled',
-          actions: ['markAborted', 'abortCall', 'settleAbortedBeforeDispatch'],
+          actions: ['markAborted', 'startCancelGrace', 'abortCall', 'settleAbortedBeforeDispatch'],
         },
       },
       invoke: {
@@ -202,7 +206,7 @@ export const toolCallMachine = toolCallSetup.createMachine({
         ABORT: {
           guard: 'isLive',
           target: 'settled',
-          actions: ['markAborted', 'abortCall', 'settleAbortedBeforeDispatch'],
+          actions: ['markAborted', 'startCancelGrace', 'abortCall', 'settleAbortedBeforeDispatch'],
         },
       },
       initial: 'checking',
@@ -249,11 +253,22 @@ export const toolCallMachine = toolCallSetup.createMachine({
           ],
         },
         running: {
-          on: { ABORT: { guard: 'isLive', target: 'draining', actions: ['markAborted', 'abortCall'] } },
+          on: {
+            ABORT: {
+              guard: 'isLive',
+              target: 'draining',
+              actions: ['markAborted', 'startCancelGrace', 'abortCall'],
+            },
+          },
         },
         // A started body is awaited after the abort, but only for the grace period.
         draining: {
-          after: { cancelGrace: { target: '#toolCall.settled', actions: 'settleDidNotStop' } },
+          on: {
+            CANCEL_GRACE_OVER: {
+              target: '#toolCall.settled',
+              actions: ['markGraceOver', 'settleDidNotStop'],
+            },
+          },
         },
       },
     },
@@ -300,11 +315,20 @@ export const toolCallMachine = toolCallSetup.createMachine({
           ],
         },
         reviewing: {
+          // Entered after the grace ran out (a body that did not stop): post-execute still runs, for one more grace.
+          after: {
+            cancelGrace: { guard: 'graceIsOver', target: '#toolCall.finalizing', actions: 'abandonReview' },
+          },
           on: {
+            // Committed after an abort: the review gets what is left of the grace, not a new one.
+            CANCEL_GRACE_OVER: {
+              target: '#toolCall.finalizing',
+              actions: ['markGraceOver', 'abandonReview'],
+            },
             ABORT: {
               guard: 'isLive',
               target: '#toolCall.finalizing',
-              actions: ['markAborted', 'abortCall', 'abandonReview'],
+              actions: ['markAborted', 'startCancelGrace', 'abortCall', 'abandonReview'],
             },
           },
           invoke: {

@@ -9,6 +9,7 @@ import {
 import { turnSetup } from './turn/setup.js';
 import type {
   ContinuationInput,
+  ModelInput,
   PromptSubmitInput,
   RequestErrorInput,
   ToolBatchInput,
@@ -47,6 +48,8 @@ export const turnMachine = turnSetup.createMachine({
     hadToolCalls: false,
     steered: false,
     maxTokens: false,
+    maxSteps: false,
+    answered: false,
     requestFailures: 0,
     requestFailure: null,
     failure: null,
@@ -173,7 +176,10 @@ export const turnMachine = turnSetup.createMachine({
               invoke: {
                 id: 'model',
                 src: 'model',
-                input: seamInput,
+                input: ({ context }): ModelInput => ({
+                  ...seamInput({ context }),
+                  answered: context.answered,
+                }),
                 onDone: {
                   target: 'answered',
                   actions: [
@@ -410,9 +416,19 @@ export const turnMachine = turnSetup.createMachine({
               },
             },
             deciding: {
-              // Pending steering overrides a stop.
+              // Pending steering overrides a stop; the step cap closes the edge back into `step`.
               always: [
                 bail,
+                {
+                  guard: 'stepCapReached',
+                  target: '#turn.closing',
+                  actions: [
+                    'recordMaxSteps',
+                    'discardContinueReason',
+                    'reportContinueReasonEnded',
+                    'dropContinueReason',
+                  ],
+                },
                 { guard: 'shouldContinue', target: '#turn.open.step', reenter: true },
                 { target: '#turn.closing' },
               ],

@@ -1,3 +1,4 @@
+export type { Instructions, InstructionsContext } from './instructions.js';
 export { openAICompatible } from './openai.js';
 export type { OpenAICompatibleOptions } from './openaiOptions.js';
 export { createRequestDeriver, deriveMessages, type RequestDeriver } from './request.js';

@@ -1,4 +1,5 @@
 import type { ContentBlock, Failure } from '../seams/schemas.js';
+import type { ModelDelta } from '../seams/types.js';
 import type { FinishReason, Usage } from '../session/events.js';
 import type { ModelSettings } from './settings.js';
 
@@ -20,18 +21,7 @@ export interface ToolSchema {
   readonly parameters: Record<string, unknown>;
 }
 
-/** A piece of the answer as it streams in; the aggregated `ModelStep` stays the truth. */
-export type ModelDelta =
-  | { readonly kind: 'text'; readonly text: string }
-  | { readonly kind: 'reasoning'; readonly text: string }
-  | {
-      readonly kind: 'tool-call';
-      /** Position of the call in the answer (deltas of one call share it). */
-      readonly index: number;
-      readonly id?: string;
-      readonly name?: string;
-      readonly argumentsDelta: string;
-    };
+export type { ModelDelta };
 
 /** What the turn hands the adapter: the derived messages, the tools, and the turn's abort signal. */
 export interface ModelRequest {

@@ -29,6 +29,22 @@ export interface LogEvent<TType extends string = string, TData = unknown> {
   readonly time: string;
 }
 
+/** A piece of a model answer as it streams in; the aggregated `assistant/message` stays the truth. */
+export type ModelDelta =
+  | { readonly kind: 'text'; readonly text: string }
+  | { readonly kind: 'reasoning'; readonly text: string }
+  | {
+      readonly kind: 'tool-call';
+      /** Position of the call in the answer (deltas of one call share it). */
+      readonly index: number;
+      readonly id?: string;
+      readonly name?: string;
+      readonly argumentsDelta: string;
+    };
+
+/** What `model/delta` carries: an adapter's delta, or `discard` once a step that streamed fails or is cancelled. */
+export type StreamedDelta = ModelDelta | { readonly kind: 'discard' };
+
 /** The part of the session log that plugins see on the agent handle. */
 export interface AgentLogView {
   readonly events: readonly LogEvent[];
@@ -164,6 +180,17 @@ export interface SeamMap {
   'tools/result': {
     mode: 'notify';
     ctx: { readonly exec: ToolExecution; readonly result: ToolResult };
+    result: void;
+  };
+  /** Observe-only, never logged: one chunk of the open step's answer as the adapter reported it. */
+  'model/delta': {
+    mode: 'notify';
+    ctx: {
+      readonly agentId: string;
+      readonly turn: number;
+      readonly step: number;
+      readonly delta: StreamedDelta;
+    };
     result: void;
   };
   'agent/status': {

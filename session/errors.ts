@@ -6,6 +6,7 @@ export type SessionLogErrorCode =
   | 'NOT_CORE_TYPE'
   | 'INVALID_DATA'
   | 'NO_OPEN_TURN'
+  | 'LINE_TOO_LONG'
   | 'STORE_WRITE_FAILED';
 
 /** An append the session log refused; nothing was recorded. */
@@ -19,9 +20,18 @@ export class SessionLogError extends Error {
 }
 
 /** Why a store operation failed. */
-export type SessionStoreErrorCode = 'FILE_EXISTS' | 'WRITE_FAILED' | 'CLOSED';
+export type SessionStoreErrorCode =
+  | 'FILE_EXISTS'
+  | 'CREATE_FAILED'
+  | 'WRITE_FAILED'
+  | 'FSYNC_FAILED'
+  | 'LINE_TOO_LONG'
+  | 'CLOSED';
 
-/** A store that could not be created or written. */
+/**
+ * A store that could not be created or written. After a failed write or fsync the store is latched: every later
+ * write throws this same error without doing I/O, so the in-memory log always equals the file.
+ */
 export class SessionStoreError extends Error {
   override readonly name = 'SessionStoreError';
   readonly code: SessionStoreErrorCode;
@@ -35,7 +45,13 @@ export class SessionStoreError extends Error {
 
 /** Why a session file could not be loaded. */
 export type SessionLoadErrorCode =
+  | 'NOT_FOUND'
+  | 'PERMISSION_DENIED'
+  | 'READ_ONLY'
   | 'READ_FAILED'
+  | 'REPAIR_FAILED'
+  | 'LOCK_FAILED'
+  | 'LINE_TOO_LONG'
   | 'EMPTY_FILE'
   | 'MALFORMED_HEADER'
   | 'MALFORMED_LINE'
@@ -59,5 +75,26 @@ export class SessionLoadError extends Error {
     this.code = code;
     this.path = path;
     this.line = line;
+  }
+}
+
+/** Who holds a session lock, as its lock file records it. */
+export interface LockHolder {
+  readonly pid: number;
+  readonly host: string;
+  /** ISO-8601 time the lock was taken. */
+  readonly since: string;
+}
+
+/** A second writer: the session file is locked by another store (in this process or another); it was not touched. */
+export class SessionLockedError extends Error {
+  override readonly name = 'SessionLockedError';
+  readonly code = 'SESSION_LOCKED';
+  readonly path: string;
+  readonly holder: LockHolder;
+  constructor(path: string, holder: LockHolder, message: string) {
+    super(message);
+    this.path = path;
+    this.holder = holder;
   }
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import {
   ContentBlockSchema,
+  HookContextSchema,
   JsonValueSchema,
   MessageSourceSchema,
   RewriteRecordSchema,
@@ -32,6 +33,10 @@ export const TurnEndReasonSchema = z.discriminatedUnion('kind', [
 ]);
 export type TurnEndReason = z.infer<typeof TurnEndReasonSchema>;
 
+/** Why accepted inbox items were dropped. */
+export const InboxDiscardCauseSchema = z.enum(['cancel', 'terminal-stop', 'dispose', 'max-steps']);
+export type InboxDiscardCause = z.infer<typeof InboxDiscardCauseSchema>;
+
 export const FinishReasonSchema = z.enum(['stop', 'tool-calls', 'max-tokens']);
 export type FinishReason = z.infer<typeof FinishReasonSchema>;
 
@@ -58,7 +63,12 @@ export type UsageTotal = z.infer<typeof UsageTotalSchema>;
 export const coreEventSchemas = {
   'turn/start': z.object({
     turn,
-    trigger: z.object({ kind: z.enum(['message', 'injection']), source: MessageSourceSchema }),
+    trigger: z.object({
+      kind: z.enum(['message', 'injection']),
+      source: MessageSourceSchema,
+      /** The claimed inbox item (message turns written since the durable inbox). */
+      itemId: z.string().optional(),
+    }),
   }),
   'turn/end': z.object({ turn, reason: TurnEndReasonSchema, usage: UsageTotalSchema.optional() }),
   'user/message': z.object({ content, source: MessageSourceSchema, meta: JsonValueSchema.optional() }),
@@ -69,6 +79,7 @@ export const coreEventSchemas = {
     content,
     source: MessageSourceSchema,
     meta: JsonValueSchema.optional(),
+    itemId: z.string().optional(),
   }),
   'step/start': z.object({ turn, step }),
   'step/end': z.object({ turn, step }),
@@ -97,6 +108,20 @@ export const coreEventSchemas = {
     isError: z.boolean(),
     error: ToolErrorSchema.optional(),
   }),
+  // The durable inbox: log-only, written by the delivery methods themselves, allowed outside turns.
+  'inbox/accepted': z.object({
+    id: z.string().min(1),
+    content,
+    source: MessageSourceSchema,
+    meta: JsonValueSchema.optional(),
+    contexts: z.array(HookContextSchema).optional(),
+    steering: z.boolean(),
+    wakeup: z.boolean(),
+  }),
+  'inbox/discarded': z.object({
+    ids: z.array(z.string().min(1)).min(1),
+    cause: InboxDiscardCauseSchema,
+  }),
 } as const;
 
 export type CoreEventType = keyof typeof coreEventSchemas;
@@ -116,7 +141,14 @@ export const EventType = {
   assistantMessage: 'assistant/message',
   toolCall: 'tool/call',
   toolResult: 'tool/result',
+  inboxAccepted: 'inbox/accepted',
+  inboxDiscarded: 'inbox/discarded',
 } as const satisfies Record<string, CoreEventType>;
+
+/** Whether an event type is one of the durable inbox's log-only events (allowed anywhere, never model-visible). */
+export function isInboxEventType(type: string): type is 'inbox/accepted' | 'inbox/discarded' {
+  return type === 'inbox/accepted' || type === 'inbox/discarded';
+}
 
 /** The line format of a stored event: `{ seq, type, data, time }`. */
 export const StoredEventSchema = z.object({

@@ -2,17 +2,19 @@
 export type { LogEventDefinition } from './defineLogEvent.js';
 export { defineLogEvent } from './defineLogEvent.js';
 export type {
+  LockHolder,
   SessionLoadErrorCode,
   SessionLogErrorCode,
   SessionStoreErrorCode,
 } from './errors.js';
-export { SessionLoadError, SessionLogError, SessionStoreError } from './errors.js';
+export { SessionLoadError, SessionLockedError, SessionLogError, SessionStoreError } from './errors.js';
 export { isCoreEventType } from './eventSchema.js';
 export type {
   CoreEventData,
   CoreEventDraft,
   CoreEventType,
   FinishReason,
+  InboxDiscardCause,
   TurnEndReason,
   Usage,
   UsageTotal,
@@ -22,6 +24,8 @@ export {
   coreEventTypes,
   EventType,
   FinishReasonSchema,
+  InboxDiscardCauseSchema,
+  isInboxEventType,
   StoredEventSchema,
   TurnEndReasonSchema,
   UsageSchema,
@@ -35,6 +39,7 @@ export type {
   LedgerOptions,
 } from './invariants/index.js';
 export { checkInvariants, checkLedger, formatViolation, Invariant } from './invariants/index.js';
+export { DEFAULT_MAX_LINE_BYTES } from './limits.js';
 export type { SessionLogOptions } from './log.js';
 export { createSessionLog } from './log.js';
 export type { OpenPosition, RepairOptions, RepairResult } from './repair.js';
@@ -43,7 +48,7 @@ export type { CreateJsonlStoreOptions, JsonlStore, OpenJsonlStoreOptions } from 
 export { createJsonlStore, openJsonlStore } from './stores/jsonl.js';
 export type { MemoryStoreOptions } from './stores/memory.js';
 export { memoryStore } from './stores/memory.js';
-export type { JsonlLog } from './stores/readJsonlLog.js';
+export type { JsonlLog, ReadJsonlLogOptions } from './stores/readJsonlLog.js';
 export { readJsonlLog } from './stores/readJsonlLog.js';
 export type { LogEvent, SessionLog, SessionStore, Violation } from './types.js';
 export { addUsage, sumUsage } from './usage.js';

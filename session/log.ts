@@ -1,10 +1,11 @@
 import { z } from 'zod';
 import type { JsonValue } from '../seams/schemas.js';
 import type { LogEvent } from '../seams/types.js';
-import { SessionLogError } from './errors.js';
+import { SessionLogError, SessionStoreError } from './errors.js';
 import { isCoreEventType, resolveEventType } from './eventSchema.js';
-import type { CoreEventData, CoreEventType } from './events.js';
+import { type CoreEventData, type CoreEventType, isInboxEventType } from './events.js';
 import { NotJsonError, toFrozenJson } from './freeze.js';
+import { DEFAULT_MAX_LINE_BYTES } from './limits.js';
 import { memoryStore } from './stores/memory.js';
 import type { SessionLog, SessionStore } from './types.js';
 
@@ -42,11 +43,26 @@ export function createSessionLog(options: SessionLogOptions = {}): SessionLog {
     }
   });
   const listeners = new Set<(event: LogEvent) => void>();
+  const maxLineBytes = store.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
   let openTurn = findOpenTurn(events);
   let dispatching: LogEvent | undefined;
+  // Inbox events written during a dispatch: on disk at once, announced when the dispatch returns.
+  const deferred: LogEvent[] = [];
+  let storeFailure: SessionStoreError | undefined;
+  const noteStoreFailure = (error: unknown): void => {
+    if (error instanceof SessionStoreError && error.code !== 'LINE_TOO_LONG' && error.code !== 'CLOSED')
+      storeFailure ??= error;
+  };
 
   const record = (type: string, rawData: unknown, schema: z.ZodType): LogEvent => {
-    if (dispatching !== undefined) {
+    if (storeFailure !== undefined) {
+      throw new SessionLogError(
+        'STORE_WRITE_FAILED',
+        `The store refused log event \`${type}\`: ${storeFailure.message}`,
+        { cause: storeFailure },
+      );
+    }
+    if (dispatching !== undefined && !isInboxEventType(type)) {
       throw new SessionLogError(
         'REENTRANT_APPEND',
         `Cannot append \`${type}\` while the listeners of \`${dispatching.type}\` (seq ${dispatching.seq}) are running; ` +
@@ -73,9 +89,18 @@ export function createSessionLog(options: SessionLogOptions = {}): SessionLog {
       });
     }
     const event: LogEvent = Object.freeze({ seq: events.length, type, data, time: now().toISOString() });
+    const line = JSON.stringify(event);
+    const lineBytes = Buffer.byteLength(line, 'utf8');
+    if (lineBytes > maxLineBytes) {
+      throw new SessionLogError(
+        'LINE_TOO_LONG',
+        `Log event \`${type}\` (seq ${event.seq}) would take a line of ${lineBytes} bytes, over maxLineBytes (${maxLineBytes})`,
+      );
+    }
     try {
-      store.write(event);
+      store.write(event, line);
     } catch (error) {
+      noteStoreFailure(error);
       throw new SessionLogError(
         'STORE_WRITE_FAILED',
         `The store refused log event \`${type}\` (seq ${event.seq})`,
@@ -87,18 +112,21 @@ export function createSessionLog(options: SessionLogOptions = {}): SessionLog {
     events.push(event);
     if (type === 'turn/start') openTurn = true;
     if (type === 'turn/end') openTurn = false;
-    dispatch(event);
+    if (dispatching !== undefined) deferred.push(event);
+    else dispatch(event);
     return event;
   };
 
-  const dispatch = (event: LogEvent): void => {
-    dispatching = event;
-    try {
-      if (options.onEvent !== undefined) callContained(options.onEvent, event);
-      // A snapshot, so a listener that unsubscribes (or subscribes) mid-dispatch does not disturb this round.
-      for (const listener of [...listeners]) callContained(listener, event);
-    } finally {
-      dispatching = undefined;
+  const dispatch = (first: LogEvent): void => {
+    for (let event: LogEvent | undefined = first; event !== undefined; event = deferred.shift()) {
+      dispatching = event;
+      try {
+        if (options.onEvent !== undefined) callContained(options.onEvent, event);
+        // A snapshot, so a listener that unsubscribes (or subscribes) mid-dispatch does not disturb this round.
+        for (const listener of [...listeners]) callContained(listener, event);
+      } finally {
+        dispatching = undefined;
+      }
     }
   };
 
@@ -158,7 +186,19 @@ export function createSessionLog(options: SessionLogOptions = {}): SessionLog {
         listeners.delete(listener);
       };
     },
-    flush: () => store.flush(),
+    flush: async () => {
+      if (storeFailure !== undefined) throw storeFailure;
+      try {
+        await store.flush();
+      } catch (error) {
+        noteStoreFailure(error);
+        throw error;
+      }
+    },
+    maxLineBytes,
+    get storeFailure() {
+      return storeFailure;
+    },
   };
 }
 

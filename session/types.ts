@@ -1,5 +1,6 @@
 import type { JsonValue } from '../seams/schemas.js';
 import type { AgentLogView, LogEvent } from '../seams/types.js';
+import type { SessionStoreError } from './errors.js';
 import type { CoreEventData, CoreEventType } from './events.js';
 
 export type { LogEvent } from '../seams/types.js';
@@ -17,6 +18,13 @@ export interface SessionLog extends AgentLogView {
   subscribe(listener: (event: LogEvent) => void): () => void;
   /** Resolves after the store has made everything appended so far durable. */
   flush(): Promise<void>;
+  /** The longest line (bytes, without its newline) an event may take: the store's limit. */
+  readonly maxLineBytes: number;
+  /**
+   * The store's latched failure (a write or fsync that failed): once set, every append and flush is refused
+   * with it, and the in-memory log still equals the file.
+   */
+  readonly storeFailure: SessionStoreError | undefined;
 }
 
 /** Where events go. `memoryStore()` keeps nothing extra; the JSONL store writes one line per event. */
@@ -27,10 +35,13 @@ export interface SessionStore {
   /** What crash repair did on open, one line each. */
   readonly repairs: readonly string[];
   /**
-   * Called synchronously for each appended event (write-on-append). Throws only when the event could not be
-   * written (disk, closed store); the log then refuses that append with `STORE_WRITE_FAILED`.
+   * Called synchronously for each appended event (write-on-append), with the event's JSON line (no newline).
+   * All or nothing: throws only when the event could not be written whole (disk, closed store), leaving no
+   * part of it behind; the log then refuses that append with `STORE_WRITE_FAILED`.
    */
-  write(event: LogEvent): void;
+  write(event: LogEvent, line: string): void;
+  /** The longest line the store accepts; 16 MiB when absent. */
+  readonly maxLineBytes?: number;
   /** Durability point (fsync for files); rejects on failure. */
   flush(): Promise<void>;
   close(): Promise<void>;

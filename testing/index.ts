@@ -14,6 +14,7 @@ export {
   recordNotifications,
 } from './recordNotifications.js';
 export {
+  type AfterSteps,
   type PathRun,
   type RunPathServices,
   runPath,

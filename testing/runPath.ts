@@ -63,6 +63,23 @@ export interface RunPathServices<TLog = undefined> {
   readonly compareContext?: boolean;
   /** `setImmediate` turns to wait after a stub settles; raise it when real async services follow. */
   readonly settleTurns?: number;
+  /**
+   * Runs (and is awaited) after the path's last step, before quiescence: e.g. send `ABORT` and
+   * advance the clock by the grace, settling nothing, to check that no state waits forever.
+   */
+  readonly afterSteps?: (run: AfterSteps) => void | Promise<void>;
+}
+
+/** What `afterSteps` can drive: the actor, its pending stubs, the simulated clock. */
+export interface AfterSteps {
+  readonly actor: Actor<AnyStateMachine>;
+  readonly pending: ReadonlyMap<string, PendingInvoke>;
+  /** Sends an event and lets the run settle. */
+  send(event: EventObject): Promise<void>;
+  /** Advances the simulated clock and lets the run settle. */
+  advance(ms: number): Promise<void>;
+  /** Settles a pending stub with its default outcome from `events`. */
+  settleDefault(id: string): Promise<void>;
 }
 
 /** The outcome of one executed path. */
@@ -197,6 +214,29 @@ export async function runPath<TLog = undefined>(
     }
   }
 
+  await services.afterSteps?.({
+    actor,
+    pending,
+    send: async (event) => {
+      actor.send(event);
+      await settle();
+      visit(actor.getSnapshot().value);
+    },
+    advance: async (ms) => {
+      clock.increment(ms);
+      await settle();
+      visit(actor.getSnapshot().value);
+    },
+    settleDefault: async (id) => {
+      const entry = pending.get(id);
+      if (!entry)
+        throw new Error(
+          `settleDefault: no pending stub "${id}" (pending: ${[...pending.keys()].join(', ')})`,
+        );
+      const outcome = defaultOutcome(services.events ?? [], id);
+      await settleStub(outcome.kind, entry, outcome.payload);
+    },
+  });
   await quiesce(actor, pending, services, settleStub, async () => {
     clock.increment(farFuture);
     await settle();

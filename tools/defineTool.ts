@@ -105,10 +105,23 @@ function isZodSchema(value: unknown): value is z.ZodType {
   return value instanceof z.ZodType;
 }
 
+/** A schema made by another zod than seamchart's (zod is a peer dependency: zod 4, one copy). */
+function foreignZod(value: unknown): string | undefined {
+  if (value === null || typeof value !== 'object' || isZodSchema(value)) return undefined;
+  const record = value as { _def?: unknown; _zod?: unknown };
+  if (record._zod !== undefined)
+    return 'a zod schema from another copy of zod (seamchart uses the zod your project installs: `npm ls zod` should show one zod 4)';
+  if (record._def !== undefined && typeof (record as { safeParse?: unknown }).safeParse === 'function')
+    return 'a zod 3 schema: seamchart needs zod 4 (`npm install zod@^4`)';
+  return undefined;
+}
+
 // The model APIs want an object at the top of a tool's parameter schema, in JSON Schema.
 function checkParameters(value: unknown, toolName: unknown): void {
   let received: string | undefined;
-  if (!isZodSchema(value)) received = describeReceived(value);
+  const foreign = foreignZod(value);
+  if (foreign !== undefined) received = foreign;
+  else if (!isZodSchema(value)) received = describeReceived(value);
   else {
     try {
       const type = (z.toJSONSchema(value) as { type?: unknown }).type;

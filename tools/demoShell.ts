@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { runProcess } from '../process/index.js';
 
 export interface ShellOutcome {
   exitCode: number | null;
@@ -6,62 +6,41 @@ export interface ShellOutcome {
   stdout: string;
   stderr: string;
   timedOut: boolean;
+  /** Output caps hit and background processes killed, one line each. */
+  notes: string[];
 }
 
+/** Bash keeps the last 64 KiB of stdout and of stderr each: the end of a build log is what matters. */
 const MAX_OUTPUT = 64 * 1024;
 
 /**
- * Runs `sh -c command` in `cwd` in its own process group; the whole group is killed on abort or
- * timeout, so a pipeline's grandchildren do not outlive the call.
+ * Runs `sh -c command` in `cwd` (stdin `/dev/null`). It returns when the shell itself exits (plus a
+ * short drain); everything it started — its process group and marked descendants that left it — is
+ * killed then, and on timeout or abort. Not a sandbox: the command runs with this process's rights.
  */
-export function runShell(
+export async function runShell(
   command: string,
   options: { cwd: string; timeoutMs: number; signal: AbortSignal },
 ): Promise<ShellOutcome> {
-  return new Promise((resolve, reject) => {
-    if (options.signal.aborted) {
-      reject(new Error('Bash was aborted before it started'));
-      return;
-    }
-    const child = spawn('sh', ['-c', command], {
-      cwd: options.cwd,
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    let timedOut = false;
-    const killGroup = (): void => {
-      try {
-        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // The group already exited.
-      }
-    };
-    const onAbort = (): void => killGroup();
-    const timer = setTimeout(() => {
-      timedOut = true;
-      killGroup();
-    }, options.timeoutMs);
-    options.signal.addEventListener('abort', onAbort, { once: true });
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout = (stdout + chunk.toString('utf8')).slice(-MAX_OUTPUT);
-    });
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr = (stderr + chunk.toString('utf8')).slice(-MAX_OUTPUT);
-    });
-    const cleanup = (): void => {
-      clearTimeout(timer);
-      options.signal.removeEventListener('abort', onAbort);
-    };
-    child.on('error', (error) => {
-      cleanup();
-      reject(error);
-    });
-    child.on('close', (exitCode, signal) => {
-      cleanup();
-      if (options.signal.aborted) reject(new Error('Bash was aborted'));
-      else resolve({ exitCode, signal, stdout, stderr, timedOut });
-    });
+  if (options.signal.aborted) throw new Error('Bash was aborted before it started');
+  const run = await runProcess({
+    file: 'sh',
+    args: ['-c', command],
+    cwd: options.cwd,
+    timeoutMs: options.timeoutMs,
+    signal: options.signal,
+    maxOutputBytes: MAX_OUTPUT,
+    keep: 'tail',
+    killGraceMs: 500,
   });
+  if (run.outcome === 'cancelled') throw new Error('Bash was aborted');
+  if (run.outcome === 'spawn-error') throw new Error(`Bash could not start sh: ${run.notes.join('; ')}`);
+  return {
+    exitCode: run.exitCode,
+    signal: run.exitSignal,
+    stdout: run.stdout,
+    stderr: run.stderr,
+    timedOut: run.outcome === 'timeout',
+    notes: [...run.notes],
+  };
 }

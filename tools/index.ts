@@ -35,5 +35,5 @@ export {
   sealExecution,
   sealToolCall,
 } from './seal.js';
-export { eitherSignal } from './signals.js';
+export { AbortFanout, eitherSignal, fanoutOf, type LinkedSignal, linkSignals } from './signals.js';
 export type * from './types.js';

@@ -14,8 +14,12 @@ const toolCallMachine = createMachine({
       "guard": "isLive",
       "actions": [
         "markAborted",
+        "startCancelGrace",
         "abortCall"
       ]
+    },
+    "CANCEL_GRACE_OVER": {
+      "actions": "markGraceOver"
     }
   },
   "initial": "preparing",
@@ -96,6 +100,7 @@ const toolCallMachine = createMachine({
               "target": "#toolCall.sealing",
               "actions": [
                 "markAborted",
+                "startCancelGrace",
                 "abortCall",
                 "settleAbortedBeforeDispatch"
               ]
@@ -154,6 +159,7 @@ const toolCallMachine = createMachine({
           "target": "settled",
           "actions": [
             "markAborted",
+            "startCancelGrace",
             "abortCall",
             "settleAbortedBeforeDispatch"
           ]
@@ -231,6 +237,7 @@ const toolCallMachine = createMachine({
           "target": "settled",
           "actions": [
             "markAborted",
+            "startCancelGrace",
             "abortCall",
             "settleAbortedBeforeDispatch"
           ]
@@ -280,6 +287,7 @@ const toolCallMachine = createMachine({
           "target": "settled",
           "actions": [
             "markAborted",
+            "startCancelGrace",
             "abortCall",
             "settleAbortedBeforeDispatch"
           ]
@@ -368,16 +376,20 @@ const toolCallMachine = createMachine({
               "target": "draining",
               "actions": [
                 "markAborted",
+                "startCancelGrace",
                 "abortCall"
               ]
             }
           }
         },
         "draining": {
-          "after": {
-            "cancelGrace": {
+          "on": {
+            "CANCEL_GRACE_OVER": {
               "target": "#toolCall.settled",
-              "actions": "settleDidNotStop"
+              "actions": [
+                "markGraceOver",
+                "settleDidNotStop"
+              ]
             }
           }
         }
@@ -459,12 +471,27 @@ const toolCallMachine = createMachine({
           ]
         },
         "reviewing": {
+          "after": {
+            "cancelGrace": {
+              "guard": "graceIsOver",
+              "target": "#toolCall.finalizing",
+              "actions": "abandonReview"
+            }
+          },
           "on": {
+            "CANCEL_GRACE_OVER": {
+              "target": "#toolCall.finalizing",
+              "actions": [
+                "markGraceOver",
+                "abandonReview"
+              ]
+            },
             "ABORT": {
               "guard": "isLive",
               "target": "#toolCall.finalizing",
               "actions": [
                 "markAborted",
+                "startCancelGrace",
                 "abortCall",
                 "abandonReview"
               ]

@@ -518,6 +518,16 @@ const turnMachine = createMachine({
                   "target": "#turn.closing"
                 },
                 {
+                  "guard": "stepCapReached",
+                  "target": "#turn.closing",
+                  "actions": [
+                    "recordMaxSteps",
+                    "discardContinueReason",
+                    "reportContinueReasonEnded",
+                    "dropContinueReason"
+                  ]
+                },
+                {
                   "guard": "shouldContinue",
                   "target": "#turn.open.step",
                   "reenter": true

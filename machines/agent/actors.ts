@@ -5,6 +5,10 @@ import type { ServicesResolver } from '../runtime/systemServices.js';
 import type { createTurnLogic } from '../turn/logic.js';
 import { type SeamsPresent, type TurnInput, turnSeams } from '../turn/types.js';
 import { lastTurnNumber, settleInjectionFlushes } from './actions.js';
+import { agentDefaults } from './options.js';
+
+const defaultMaxStepsPerTurn = agentDefaults.maxStepsPerTurn;
+
 import type { AgentMachineServices } from './types.js';
 
 /**
@@ -34,6 +38,7 @@ export function openTurnInput(services: AgentMachineServices, item: InboxItem): 
     seamsPresent,
     maxRequestRetries: services.maxRequestRetries,
     maxParallel: services.maxParallelToolCalls,
+    maxStepsPerTurn: services.maxStepsPerTurn ?? defaultMaxStepsPerTurn,
   };
 }
 

@@ -9,20 +9,25 @@ import type {
   CancelCause,
   DeliveryOptions,
 } from '../../seams/types.js';
+import type { UsageTotal } from '../../session/events.js';
 import { createSessionLog, memoryStore } from '../../session/index.js';
 import type { SessionStore } from '../../session/types.js';
+import { createUsageCounter } from '../../session/usage.js';
 import { createInboxItem, createInjection } from '../runtime/inbox.js';
 import { createReportingScope } from '../runtime/reportingScope.js';
 import { ScopeTable } from '../runtime/scopeTable.js';
 import type { TurnMachineServices } from '../runtime/services.js';
 import { createActorWithServices } from '../runtime/systemServices.js';
 import { toFailure } from '../turn/rules.js';
+import { createBudgetedReporter } from './errorBudget.js';
 import type { createAgentLogic } from './logic.js';
 import { sharedAgentLogic } from './logic.js';
 import { type AgentOptions, type ResolvedAgentOptions, resolveAgentOptions } from './options.js';
+import { type AgentStreamItem, type AgentStreamOptions, createAgentStream } from './stream.js';
 import type { AgentEvent, AgentMachineServices } from './types.js';
 
 export type { AgentOptions } from './options.js';
+export type { AgentStreamItem, AgentStreamOptions } from './stream.js';
 
 /** The handle `createAgent` returns: the seam-facing `AgentHandle` plus lifecycle and inspection. */
 export interface Agent extends AgentHandle {
@@ -31,6 +36,13 @@ export interface Agent extends AgentHandle {
   readonly cwd: string;
   /** Resolves when the agent is not running and no waking item is queued (or it is disposed). */
   whenIdle(): Promise<void>;
+  /**
+   * The agent's notifications (deltas, log events, status) as an async iterable that ends when the
+   * agent, once seen running, is idle, failed or disposed — or when the consumer breaks.
+   */
+  stream(options?: AgentStreamOptions): AsyncIterableIterator<AgentStreamItem>;
+  /** Token usage of the whole session, summed from `assistant/message.usage` (resumed turns too). */
+  readonly usage: UsageTotal;
   /** Idempotent: cancels an open turn, discards pending items, resolves after the last flush. */
   dispose(): Promise<void>;
 }
@@ -65,8 +77,11 @@ export function createAgent(rawOptions: AgentOptions): Agent {
   const agentId = resolveAgentId(options, store);
 
   // agent/error's own listener failures go only to the registry's logger (no onContainedError here).
-  const reportError: TurnMachineServices['reportError'] = (failure) =>
-    seams.notify(Seam.error, { agentId, ...failure }, { agentId });
+  const reportError: TurnMachineServices['reportError'] = createBudgetedReporter(
+    (failure) => seams.notify(Seam.error, { agentId, ...failure }, { agentId }),
+    options.logger,
+    agentId,
+  );
   const containedScope = createReportingScope({ reportError }, agentId);
   const log = createSessionLog({
     store,
@@ -88,6 +103,7 @@ export function createAgent(rawOptions: AgentOptions): Agent {
   let actor: Agent['actor'] | undefined;
   let disposal: Promise<void> | undefined;
   let nextMessage = 0;
+  const usage = createUsageCounter();
   // A dead actor (error or stopped) takes no events: sending would only warn and drop them.
   const isLive = (): boolean => actor?.getSnapshot().status === 'active';
   const send = (event: AgentEvent): void => {
@@ -150,6 +166,11 @@ export function createAgent(rawOptions: AgentOptions): Agent {
       send({ type: 'CANCEL', cause: { kind: cause.kind }, keepInbox: opts.keepInbox === true });
     },
     whenIdle: () => (actor ? waitUntilIdle(actor) : Promise.resolve()),
+    stream: (streamOptions) =>
+      createAgentStream({ agentId, seams, log: logView, status: () => agent.status }, streamOptions),
+    get usage() {
+      return usage.read(log.events);
+    },
     dispose() {
       disposal ??= (async () => {
         const running = actor;
@@ -182,6 +203,9 @@ export function createAgent(rawOptions: AgentOptions): Agent {
     maxParallelToolCalls: options.maxParallelToolCalls,
     maxRequestRetries: options.maxRequestRetries,
     sessionStartTimeoutMs: options.sessionStartTimeoutMs,
+    ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
+    modelSettings: options.modelSettings,
+    maxStepsPerTurn: options.maxStepsPerTurn,
     reportError,
     logger: options.logger,
     ...(options.approval === undefined ? {} : { approval: options.approval }),

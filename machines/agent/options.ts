@@ -1,4 +1,6 @@
 import type { InspectionEvent } from 'xstate';
+import type { Instructions } from '../../model/instructions.js';
+import { type ModelSettings, mergeModelSettings, parseModelSettings } from '../../model/settings.js';
 import type { ModelAdapter } from '../../model/types.js';
 import type { ApprovalChannel, SeamLogger, Seams } from '../../seams/types.js';
 import type { SessionStore } from '../../session/types.js';
@@ -23,6 +25,12 @@ export interface AgentOptions {
   sessionStartTimeoutMs?: number;
   /** Retries a `retry` request-error decision may buy per failing streak (default 3). */
   maxRequestRetries?: number;
+  /** The system prompt: a string, or `({ agent, turn, step }) => string | Promise<string>` run before every request. */
+  instructions?: Instructions;
+  /** Model settings (temperature, maxOutputTokens, toolChoice, …); they override the adapter's per key. */
+  modelSettings?: ModelSettings;
+  /** Steps a turn may take before it ends `max-steps` (default 100). */
+  maxStepsPerTurn?: number;
   /** Working directory of the session (default `process.cwd()`). */
   cwd?: string;
   /** Receives failures nobody else can take (the root actor's errors, late session-start listeners). */
@@ -43,6 +51,10 @@ export interface ResolvedAgentOptions {
   readonly cancelGraceMs: number;
   readonly sessionStartTimeoutMs: number;
   readonly maxRequestRetries: number;
+  readonly instructions: Instructions | undefined;
+  /** The adapter's settings merged with `modelSettings`. */
+  readonly modelSettings: ModelSettings;
+  readonly maxStepsPerTurn: number;
   readonly cwd: string;
   readonly logger: SeamLogger;
   readonly inspect: ((event: InspectionEvent) => void) | undefined;
@@ -53,6 +65,7 @@ export const agentDefaults = Object.freeze({
   cancelGraceMs: 5000,
   sessionStartTimeoutMs: 60_000,
   maxRequestRetries: 3,
+  maxStepsPerTurn: 100,
 });
 
 function received(value: unknown): string {
@@ -124,6 +137,10 @@ export function resolveAgentOptions(rawOptions: unknown): ResolvedAgentOptions {
   if (options.inspect !== undefined && typeof options.inspect !== 'function') {
     fail('inspect', 'an inspection observer function', options.inspect);
   }
+  const { instructions } = options;
+  if (instructions !== undefined && typeof instructions !== 'string' && typeof instructions !== 'function') {
+    fail('instructions', 'a string or a function ({ agent, turn, step }) => string', instructions);
+  }
   return Object.freeze({
     seams: options.seams,
     tools: options.tools,
@@ -135,6 +152,13 @@ export function resolveAgentOptions(rawOptions: unknown): ResolvedAgentOptions {
     cancelGraceMs: integer(options, 'cancelGraceMs', 0),
     sessionStartTimeoutMs: integer(options, 'sessionStartTimeoutMs', 0),
     maxRequestRetries: integer(options, 'maxRequestRetries', 0),
+    instructions,
+    // The agent's settings override the adapter's per key; both are checked here, at creation.
+    modelSettings: mergeModelSettings(
+      parseModelSettings(options.model.settings, 'model adapter’s `settings`'),
+      parseModelSettings(options.modelSettings, 'createAgent() option `modelSettings`'),
+    ),
+    maxStepsPerTurn: integer(options, 'maxStepsPerTurn', 1),
     cwd: options.cwd ?? process.cwd(),
     logger: options.logger ?? options.seams.logger,
     inspect: options.inspect,

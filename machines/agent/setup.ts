@@ -26,6 +26,7 @@ function placeholderTurnInput(context: AgentContext, item: InboxItem): TurnInput
     },
     maxRequestRetries: 3,
     maxParallel: 10,
+    maxStepsPerTurn: 100,
   };
 }
 

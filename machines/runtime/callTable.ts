@@ -1,4 +1,4 @@
-import type { DetachedCall, PreparedInput, SealedCall } from '../../tools/index.js';
+import { type DetachedCall, fanoutOf, type PreparedInput, type SealedCall } from '../../tools/index.js';
 import type { ToolCallRequest } from '../../tools/types.js';
 
 /** The live handles of one tool call; the machine keeps only the plain `callKey`. */
@@ -32,9 +32,8 @@ export class CallTable {
     if (this.#calls.has(key))
       throw new Error(`Tool call "${key}" is already open; close it before reusing the key`);
     const controller = new AbortController();
-    const onAbort = (): void => controller.abort(runSignal.reason);
-    if (runSignal.aborted) onAbort();
-    else runSignal.addEventListener('abort', onAbort, { once: true });
+    // One listener on the run's signal for all its live calls, however many run in parallel.
+    const unlink = fanoutOf(runSignal).add(controller);
     const handles: CallHandles = {
       request,
       controller,
@@ -44,7 +43,7 @@ export class CallTable {
       recorded: false,
       bodyStarted: false,
     };
-    this.#calls.set(key, { handles, unlink: () => runSignal.removeEventListener('abort', onAbort) });
+    this.#calls.set(key, { handles, unlink });
     return handles;
   }
 

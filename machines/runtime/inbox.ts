@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { describeReceived } from '../../seams/describe.js';
 import {
   type ContentBlock,
   ContentBlockSchema,
@@ -9,6 +10,7 @@ import {
   type MessageSource,
   MessageSourceSchema,
 } from '../../seams/schemas.js';
+import { formatJsonFailure, snapshotJson } from '../../tools/index.js';
 
 /** One accepted followup/queue/steer item: plain, frozen JSON that travels through machine context. */
 export interface InboxItem {
@@ -60,12 +62,23 @@ export function freezeJson<T>(value: T): T {
   return copy;
 }
 
+// Never throws: a bigint or a cycle in the received value must not replace the TypeError we mean to throw.
 function describe(value: unknown): string {
-  return `${JSON.stringify(value) ?? String(value)} (${value === null ? 'null' : typeof value})`;
+  try {
+    return `${JSON.stringify(value) ?? String(value)} (${value === null ? 'null' : typeof value})`;
+  } catch {
+    return describeReceived(value);
+  }
 }
 
-function validate<T>(schema: z.ZodType<T>, raw: unknown, what: string, method: string): T {
-  const parsed = schema.safeParse(raw);
+function validate<T>(schema: z.ZodType<T>, raw: unknown, what: string, method: string, root = 'options'): T {
+  // Non-JSON input (bigint, cycles, class instances) is named here, before zod recurses into a cycle.
+  const snapshot = snapshotJson(raw, root);
+  if (!snapshot.ok)
+    throw new TypeError(
+      `agent.${method}(): expected ${what} to be plain JSON, got ${formatJsonFailure(snapshot)}`,
+    );
+  const parsed = schema.safeParse(snapshot.value);
   if (parsed.success) return parsed.data;
   const issue = parsed.error.issues[0];
   const at = issue && issue.path.length > 0 ? ` at ${issue.path.join('.')}` : '';
@@ -85,7 +98,13 @@ export function createInboxItem(
   method: string,
   wakeup: boolean,
 ): InboxItem {
-  const content = validate(ContentInputSchema, rawContent, 'a string or ContentBlock[] content', method);
+  const content = validate(
+    ContentInputSchema,
+    rawContent,
+    'a string or ContentBlock[] content',
+    method,
+    'content',
+  );
   const options = validate(
     DeliveryOptionsSchema,
     rawOptions ?? {},
@@ -104,7 +123,13 @@ export function createInboxItem(
 
 /** Validates and snapshots the arguments of `inject` (default source `{ kind: 'plugin', plugin: '' }`). */
 export function createInjection(rawContent: unknown, rawOptions: unknown): Injection {
-  const content = validate(ContentInputSchema, rawContent, 'a string or ContentBlock[] content', 'inject');
+  const content = validate(
+    ContentInputSchema,
+    rawContent,
+    'a string or ContentBlock[] content',
+    'inject',
+    'content',
+  );
   const options = validate(InjectOptionsSchema, rawOptions ?? {}, 'options { source?, meta? }', 'inject');
   return freezeJson({
     content: toContentBlocks(content),

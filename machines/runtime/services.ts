@@ -1,3 +1,5 @@
+import type { Instructions } from '../../model/instructions.js';
+import type { ModelSettings } from '../../model/settings.js';
 import type { ModelAdapter } from '../../model/types.js';
 import type { Failure } from '../../seams/schemas.js';
 import type { AgentHandle, Seams } from '../../seams/types.js';
@@ -29,6 +31,12 @@ export interface TurnMachineServices extends ToolMachineServices {
   readonly maxParallelToolCalls: number;
   readonly maxRequestRetries: number;
   readonly sessionStartTimeoutMs: number;
+  /** The system prompt of every request (evaluated in the model actor). */
+  readonly instructions?: Instructions;
+  /** The adapter's settings merged with the agent's `modelSettings` (none when absent). */
+  readonly modelSettings?: ModelSettings;
+  /** Steps a turn may take before it ends `max-steps` (default 100). */
+  readonly maxStepsPerTurn?: number;
   /** Contained failures become `agent/error` notifications. */
   reportError(failure: { error: Failure; origin: string; turn?: number; step?: number }): void;
 }

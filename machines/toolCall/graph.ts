@@ -47,7 +47,7 @@ const context = {
 
 /**
  * Synthetic events for `xstate/graph` traversal of `toolCallMachine`: a done/error event for every
- * outcome of every invoke, the `cancelGrace` delay, and `COMMIT`/`ABORT`. Outputs are plain objects.
+ * outcome of every invoke, `CANCEL_GRACE_OVER`, and `COMMIT`/`ABORT`. Outputs are plain objects.
  */
 export const graphEvents: readonly AnyEventObject[] = [
   ...seamConfigurations.map((present) => done<DetachOutput>('detach', detached(present))),
@@ -87,7 +87,9 @@ export const graphEvents: readonly AnyEventObject[] = [
   done<DispatchOutput>('dispatch', { result: success, contexts: [context] }),
   done<DispatchOutput>('dispatch', { result: createFailureResult('TOOL_FAILED', 'boom'), contexts: [] }),
   fail('dispatch', 'Listener "w" on seam "tools/execute" threw: boom'),
-  { type: 'xstate.after.cancelGrace.toolCall.dispatching.draining' },
+  // Raised by the call `cancelGrace` after its first ABORT (a delayed raise: the graph sends it instead).
+  { type: 'CANCEL_GRACE_OVER' },
+  { type: 'xstate.after.cancelGrace.toolCall.postExecute.reviewing' },
   done<PostExecuteOutput>('postExecute', { result: success, contexts: [context], blocked: false }),
   done<PostExecuteOutput>('postExecute', {
     result: createFailureResult('BLOCKED', 'no'),

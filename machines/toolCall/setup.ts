@@ -1,4 +1,4 @@
-import { assign, fromCallback, setup } from 'xstate';
+import { assign, fromCallback, raise, setup } from 'xstate';
 import { createFailureResult, withContexts } from '../../tools/index.js';
 import { unprovidedActors } from '../runtime/unprovided.js';
 import {
@@ -70,6 +70,9 @@ export const toolCallSetup = setup({
     },
     // Context updates (pure).
     markAborted: assign({ aborted: true }),
+    // The grace is counted from the first abort, so a review entered after it cannot extend it.
+    startCancelGrace: raise({ type: 'CANCEL_GRACE_OVER' }, { id: 'cancelGrace', delay: 'cancelGrace' }),
+    markGraceOver: assign({ graceOver: true }),
     markPrepared: assign({ prepared: true }),
     recordDetach: assign(({ event }) => {
       const output = outputOf<DetachOutput>(event);
@@ -147,6 +150,7 @@ export const toolCallSetup = setup({
     hasResult: ({ context }) => context.result !== null,
     isAborted: ({ context }) => context.aborted,
     isLive: ({ context }) => !context.aborted,
+    graceIsOver: ({ context }) => context.graceOver,
     preDecisionIs: ({ event }, params: { kind: 'allow' | 'deny' | 'ask' }) =>
       outputOf<PreExecuteOutput>(event).decision.kind === params.kind,
     approvalIs: ({ event }, params: { kind: ApprovalOutput['kind'] }) =>

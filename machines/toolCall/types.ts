@@ -44,6 +44,8 @@ export interface ToolCallContext {
   /** A known tool whose arguments parse as a JSON object: `tools/prepare` may rewrite them. */
   readonly preparable: boolean;
   readonly aborted: boolean;
+  /** `cancelGrace` has passed since the first abort: a review still running (or not started) is abandoned. */
+  readonly graceOver: boolean;
   /** `PREPARED` was reported (the policy lane is free again). */
   readonly prepared: boolean;
   /** A pipeline error or an abort before dispatch: post-execute does not run. */
@@ -57,7 +59,8 @@ export interface ToolCallContext {
   readonly postContexts: readonly HookContext[];
 }
 
-export type ToolCallEvent = { type: 'COMMIT' } | { type: 'ABORT' };
+/** `CANCEL_GRACE_OVER` is raised by the call itself `cancelGrace` after its first `ABORT`. */
+export type ToolCallEvent = { type: 'COMMIT' } | { type: 'ABORT' } | { type: 'CANCEL_GRACE_OVER' };
 
 /**
  * What a batched call tells its batch: the input it will run with (after `tools/prepare`, before

@@ -51,6 +51,7 @@ export interface TurnActionImplementations {
   appendInjection: Effect<{ injection: HookContext }>;
   announceContinueReason: Effect;
   discardSteering: Effect;
+  discardContinueReason: Effect;
   abortTurn: Effect;
   reportFailure: Effect<{ origin: string }>;
   reportListenerFailure: Effect<{ origin: string; error: unknown }>;
@@ -235,6 +236,16 @@ export function createTurnActions(servicesOf: ServicesResolver<Services>): TurnA
           steering: true,
           wakeup: true,
         },
+        context,
+      );
+    }),
+    discardContinueReason: contained(({ context, services }) => {
+      const id = continuationItemId(context);
+      if (!context.steering.some((item) => item.id === id)) return;
+      notify(
+        services,
+        'agent/inbox/discard',
+        { agentId: context.agentId, items: [{ id, steering: true }] },
         context,
       );
     }),

@@ -1,9 +1,13 @@
 import { fromPromise, type PromiseActorLogic } from 'xstate';
+import { createDeltaRelay } from '../../model/deltaRelay.js';
+import { evaluateInstructions } from '../../model/instructions.js';
 import { createRequestDeriver, type RequestDeriver } from '../../model/request.js';
+import { settingsForRequest } from '../../model/settings.js';
+import type { ModelRequest } from '../../model/types.js';
 import type { ContinuationDecision, PromptDecision, RequestErrorDecision } from '../../seams/schemas.js';
 import type { AgentHandle, DispatchScope, SeamSet } from '../../seams/types.js';
 import type { SessionLog } from '../../session/types.js';
-import { eitherSignal } from '../../tools/signals.js';
+import { linkSignals } from '../../tools/signals.js';
 import { createReportingScope } from '../runtime/reportingScope.js';
 import type { RunScope } from '../runtime/scopeTable.js';
 import type { TurnMachineServices } from '../runtime/services.js';
@@ -11,6 +15,7 @@ import type { ServicesResolver } from '../runtime/systemServices.js';
 import { type AcceptedAnswer, acceptModelStep, defaultPromptDecision } from './rules.js';
 import type {
   ContinuationInput,
+  ModelInput,
   PromptSubmitInput,
   RequestErrorInput,
   TurnSeamInput,
@@ -60,7 +65,7 @@ export interface TurnActors {
   promptSubmit: PromiseActorLogic<PromptDecision, PromptSubmitInput>;
   preStep: PromiseActorLogic<void, TurnSeamInput>;
   postStep: PromiseActorLogic<void, TurnSeamInput>;
-  model: PromiseActorLogic<AcceptedAnswer, TurnSeamInput>;
+  model: PromiseActorLogic<AcceptedAnswer, ModelInput>;
   requestError: PromiseActorLogic<RequestErrorDecision, RequestErrorInput>;
   continuation: PromiseActorLogic<ContinuationDecision, ContinuationInput>;
   turnStop: PromiseActorLogic<TurnStopOutput, TurnSeamInput>;
@@ -96,16 +101,39 @@ export function createTurnActors(servicesOf: ServicesResolver<TurnMachineService
       const { seams, agent, signal, dispatch } = resolve(services, input);
       await seams.serial('agent/post-step', { agent, turn: input.turn, step: input.step, signal }, dispatch);
     }),
-    model: fromPromise<AcceptedAnswer, TurnSeamInput>(async ({ input, signal: actorSignal, system }) => {
+    model: fromPromise<AcceptedAnswer, ModelInput>(async ({ input, signal: actorSignal, system }) => {
       const services = servicesOf({ system });
-      const { signal } = resolve(services, input);
+      const { agent, signal: turnSignal, dispatch } = resolve(services, input);
+      const { turn, step } = input;
       // Leaving `requesting` aborts the actor signal; a cancel aborts the turn signal: either stops the request.
-      const request = {
-        messages: deriverFor(services.log).derive(services.log.events),
-        tools: services.tools.schemas(),
-        signal: eitherSignal(actorSignal, signal),
-      };
-      return acceptModelStep(await services.model.request(request));
+      const link = linkSignals(actorSignal, turnSignal);
+      const relay = createDeltaRelay(
+        (delta) =>
+          services.seams.notify('model/delta', { agentId: input.agentId, turn, step, delta }, dispatch),
+        link.signal,
+      );
+      try {
+        // Evaluated here, inside the request: a cancel leaves it at once, a throw is a request failure.
+        const instructions = await evaluateInstructions(services.instructions, { agent, turn, step });
+        const settings = settingsForRequest(services.modelSettings ?? {}, input.answered);
+        const request: ModelRequest = {
+          messages: deriverFor(services.log).derive(services.log.events),
+          tools: services.tools.schemas(),
+          signal: link.signal,
+          onDelta: relay.onDelta,
+          ...(instructions === undefined ? {} : { instructions }),
+          ...(Object.keys(settings).length === 0 ? {} : { settings }),
+        };
+        const answer = acceptModelStep(await services.model.request(request));
+        relay.settle(false);
+        return answer;
+      } catch (error) {
+        relay.settle(true);
+        throw error;
+      } finally {
+        // The turn signal outlives its requests: one listener per live request, none after.
+        link.unlink();
+      }
     }),
     requestError: fromPromise<RequestErrorDecision, RequestErrorInput>(async ({ input, system }) => {
       const services = servicesOf({ system });

@@ -44,12 +44,13 @@ export function toTurnFailure(step: number, error: unknown): TurnFailure {
   return { step, ...toFailure(error) };
 }
 
-/** The `turn/end` reason: an interruption wins, then a failure, a block, max-tokens, completed. */
+/** The `turn/end` reason: an interruption wins, then a failure, a block, max-tokens, max-steps, completed. */
 export function resolveTurnEndReason(context: TurnContext): TurnEndReason {
   if (context.cancel) return context.cancel.kind === 'disposed' ? { kind: 'disposed' } : { kind: 'aborted' };
   if (context.failure) return { kind: 'error', ...context.failure };
   if (context.rejected !== null) return { kind: 'rejected', reason: context.rejected };
   if (context.maxTokens) return { kind: 'max-tokens' };
+  if (context.maxSteps) return { kind: 'max-steps', steps: context.step };
   if (context.stop) return { kind: 'completed', ...context.stop };
   return { kind: 'completed' };
 }

@@ -15,6 +15,7 @@ import { continuationItemId } from './actions.js';
 import { type AcceptedAnswer, resolveTurnEndReason, toFailure, toTurnFailure } from './rules.js';
 import type {
   ContinuationInput,
+  ModelInput,
   PromptSubmitInput,
   RequestErrorInput,
   TurnContext,
@@ -44,7 +45,7 @@ export const turnSetup = setup({
   actors: {
     promptSubmit: unprovided<PromptDecision, PromptSubmitInput>('promptSubmit'),
     preStep: unprovided<void, TurnSeamInput>('preStep'),
-    model: unprovided<AcceptedAnswer, TurnSeamInput>('model'),
+    model: unprovided<AcceptedAnswer, ModelInput>('model'),
     toolBatch: toolBatchMachine,
     postStep: unprovided<void, TurnSeamInput>('postStep'),
     continuation: unprovided<ContinuationDecision, ContinuationInput>('continuation'),
@@ -67,6 +68,7 @@ export const turnSetup = setup({
     appendInjection: (_, _params: { injection: Injection }) => {},
     announceContinueReason: noop,
     discardSteering: noop,
+    discardContinueReason: noop,
     abortTurn: noop,
     reportFailure: (_, _params: { origin: string }) => {},
     reportListenerFailure: (_, _params: { origin: string; error: unknown }) => {},
@@ -77,6 +79,12 @@ export const turnSetup = setup({
     // The agent's inbox books (decision 41): steering the turn ended itself (dequeued into a step, or
     // discarded by a terminal stop) and a continuation reason it enqueued itself.
     reportSteeringEnded: ({ context, self }) => reportSteering(self, 'STEERING_ENDED', context.steering),
+    reportContinueReasonEnded: ({ context, self }) =>
+      reportSteering(
+        self,
+        'STEERING_ENDED',
+        context.steering.filter((item) => item.id === continuationItemId(context)),
+      ),
     reportSteeringHeld: ({ context, self }) =>
       reportSteering(
         self,
@@ -111,6 +119,7 @@ export const turnSetup = setup({
       calls: params.answer.calls,
       hadToolCalls: params.answer.calls.length > 0,
       maxTokens: context.maxTokens || params.answer.finish === 'max-tokens',
+      answered: true,
       requestFailures: 0,
       requestFailure: null,
     })),
@@ -160,6 +169,11 @@ export const turnSetup = setup({
     holdInjection: assign({
       held: ({ context }, params: { injection: Injection }) => [...context.held, params.injection],
     }),
+    recordMaxSteps: assign({ maxSteps: true }),
+    // At the cap a continuation's own reason is dropped (it would restart the loop as the next prompt).
+    dropContinueReason: assign({
+      steering: ({ context }) => context.steering.filter((item) => item.id !== continuationItemId(context)),
+    }),
     settleReason: assign({ endReason: ({ context }) => resolveTurnEndReason(context) }),
   },
   guards: {
@@ -174,6 +188,9 @@ export const turnSetup = setup({
       context.requestFailures <= context.maxRequestRetries,
     stopReturned: ({ event }) => outputOf<TurnStopOutput>(event)?.decision !== undefined,
     shouldContinue: ({ context }) => context.proceed || context.steering.length > 0,
+    // The turn would go back into `step`, but it has taken `maxStepsPerTurn` steps.
+    stepCapReached: ({ context }) =>
+      (context.proceed || context.steering.length > 0) && context.step >= context.maxStepsPerTurn,
   },
   delays: {
     cancelGrace: 5000,

@@ -31,6 +31,8 @@ export interface TurnInput {
   readonly seamsPresent: SeamsPresent;
   readonly maxRequestRetries: number;
   readonly maxParallel: number;
+  /** The step cap: the continuation edge back into `step` is closed at this step (`max-steps`). */
+  readonly maxStepsPerTurn: number;
 }
 
 /** A turn failure as recorded on `turn/end`. */
@@ -61,6 +63,10 @@ export interface TurnContext extends Omit<TurnInput, 'seamsPresent'> {
   readonly steered: boolean;
   /** Sticky once any step finished `max-tokens`. */
   readonly maxTokens: boolean;
+  /** The turn closed at the step cap. */
+  readonly maxSteps: boolean;
+  /** A step of this turn has an answer (a forcing `toolChoice` then resets to `auto`). */
+  readonly answered: boolean;
   /** Consecutive failed requests (reset by a successful step). */
   readonly requestFailures: number;
   readonly requestFailure: Failure | null;
@@ -115,6 +121,11 @@ export interface TurnSeamInput {
   readonly agentId: string;
   readonly turn: number;
   readonly step: number;
+}
+/** Input of the model actor. */
+export interface ModelInput extends TurnSeamInput {
+  /** Whether the turn already has an answer (for `resetToolChoice`). */
+  readonly answered: boolean;
 }
 export interface PromptSubmitInput extends TurnSeamInput {
   readonly item: InboxItem;

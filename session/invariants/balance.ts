@@ -3,11 +3,17 @@ import type { Entry } from './entries.js';
 import { Invariant, violation } from './names.js';
 import type { CheckedLog } from './segment.js';
 
-/** 4 — at rest, as many `turn/end` as `turn/start` and as many `step/end` as `step/start`. */
-export function checkBalance({ entries }: CheckedLog): Violation[] {
+/**
+ * 4 — at rest, as many `turn/end` as `turn/start` and as many `step/end` as `step/start`. With `open` (a live or
+ * failed session), the last turn and its last step may still be open.
+ */
+export function checkBalance({ entries, turns }: CheckedLog, open = false): Violation[] {
+  const last = turns.at(-1);
+  const openTurn = open && last !== undefined && last.end === undefined ? 1 : 0;
+  const openStep = openTurn === 1 && last?.steps.at(-1)?.end === undefined && last?.steps.length ? 1 : 0;
   return [
-    ...compare(entries, 'turn/start', 'turn/end', 'TURNS_UNBALANCED'),
-    ...compare(entries, 'step/start', 'step/end', 'STEPS_UNBALANCED'),
+    ...compare(entries, 'turn/start', 'turn/end', 'TURNS_UNBALANCED', openTurn),
+    ...compare(entries, 'step/start', 'step/end', 'STEPS_UNBALANCED', openStep),
   ];
 }
 
@@ -16,6 +22,7 @@ function compare(
   open: Entry['type'],
   close: Entry['type'],
   code: string,
+  allowedOpen: number,
 ): Violation[] {
   let opened = 0;
   let closed = 0;
@@ -28,7 +35,7 @@ function compare(
       closed++;
     }
   }
-  if (opened === closed) return [];
+  if (opened === closed + allowedOpen) return [];
   // Point at the last opener: after a crash that is the one left open.
   return [
     violation(

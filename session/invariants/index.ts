@@ -4,6 +4,7 @@ import { checkActiveBatchAdjacency } from './activeBatchAdjacency.js';
 import { checkBalance } from './balance.js';
 import { checkContiguousSeq } from './contiguousSeq.js';
 import { readEntries } from './entries.js';
+import { checkInboxLog } from './inboxLog.js';
 import { checkInjectionTurnShape } from './injectionTurnShape.js';
 import { checkOneSendOneTurn } from './oneSendOneTurn.js';
 import { checkRewriteRecord } from './rewriteRecord.js';
@@ -24,27 +25,33 @@ export type { AcceptedStepContexts } from './stepContexts.js';
 export interface CheckInvariantsOptions {
   /** Contexts known to have been accepted while a step was in flight: enables invariant 7 for those steps. */
   stepContexts?: readonly AcceptedStepContexts[];
+  /** A live or failed session: its last turn (and that turn's last step) may still be open (invariant 4). */
+  open?: boolean;
+  /** The session is at rest (disposed, or after a resume ran what it re-queued): every waking inbox item ended. */
+  atRest?: boolean;
 }
 
-const predicates: readonly ((log: CheckedLog) => Violation[])[] = [
+const predicates: readonly ((log: CheckedLog, options: CheckInvariantsOptions) => Violation[])[] = [
   checkContiguousSeq,
   checkTurnEnclosure,
   checkSteps,
-  checkBalance,
+  (log, options) => checkBalance(log, options.open === true),
   checkToolPairing,
   checkActiveBatchAdjacency,
   checkOneSendOneTurn,
   checkInjectionTurnShape,
   checkTerminalStop,
+  (log, options) => checkInboxLog(log, options.atRest === true),
   checkRewriteRecord,
   checkTurnEndTotals,
 ];
 
 /**
- * Checks a log at rest against the invariants of log.md (1–9, 11, 13 and 14; 10 is `checkLedger`).
+ * Checks a log at rest against the invariants of log.md (1–9 and 11–14; 10 is `checkLedger`).
  * Violations come sorted by seq (log-wide ones, without a seq, last).
  * @param events the session log's events
- * @param options what the caller knows was accepted during steps (invariant 7)
+ * @param options what the caller knows was accepted during steps (invariant 7); `open` for a live or failed
+ *   session; `atRest` to demand every waking inbox item ended (invariant 12)
  * @example
  * expect(checkInvariants(agent.log.events).map(formatViolation)).toEqual([]);
  */
@@ -54,7 +61,7 @@ export function checkInvariants(
 ): Violation[] {
   const { entries, violations } = readEntries(events);
   const log: CheckedLog = { entries, turns: segmentTurns(entries) };
-  for (const predicate of predicates) violations.push(...predicate(log));
+  for (const predicate of predicates) violations.push(...predicate(log, options));
   if (options.stepContexts !== undefined) violations.push(...checkStepContexts(log, options.stepContexts));
   // Stable: within one seq, predicates keep their numeric order.
   return violations.sort((a, b) => (a.seq ?? Number.POSITIVE_INFINITY) - (b.seq ?? Number.POSITIVE_INFINITY));

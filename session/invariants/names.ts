@@ -15,6 +15,7 @@ export const Invariant = {
   injectionTurnShape: '9 injection-turn-shape',
   inboxLedger: '10 inbox-ledger',
   terminalStop: '11 terminal-stop',
+  inboxLog: '12 inbox-log',
   rewriteRecord: '13 rewrite-record',
   /** Milestone 2 (model-io.md): `max-steps.steps` and `usage` on `turn/end` agree with the turn's steps. */
   turnEndTotals: '14 turn-end-totals',

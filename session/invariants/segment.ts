@@ -36,6 +36,8 @@ export function segmentTurns(entries: readonly Entry[]): TurnSegment[] {
   let turn: OpenTurn | undefined;
   let step: OpenStep | undefined;
   for (const entry of entries) {
+    // Durable-inbox events may stand anywhere and belong to no turn or step.
+    if (entry.type === 'inbox/accepted' || entry.type === 'inbox/discarded') continue;
     if (entry.type === 'turn/start') {
       turn = { start: entry, end: undefined, entries: [], steps: [] };
       step = undefined;

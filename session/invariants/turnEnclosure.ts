@@ -3,7 +3,10 @@ import { typeName } from './entries.js';
 import { Invariant, violation } from './names.js';
 import type { CheckedLog } from './segment.js';
 
-/** 2 — every event but `turn/start` inside an open turn; `turn/start` only when none is open; turns 1, 2, 3, … */
+/**
+ * 2 (amended) — every event but `turn/start` and the durable inbox's `inbox/*` inside an open turn; `turn/start`
+ * only when none is open; turns 1, 2, 3, …
+ */
 export function checkTurnEnclosure({ entries }: CheckedLog): Violation[] {
   const violations: Violation[] = [];
   const report = (code: string, seq: number, message: string) =>
@@ -11,6 +14,7 @@ export function checkTurnEnclosure({ entries }: CheckedLog): Violation[] {
   let open: number | undefined;
   let expected = 1;
   for (const entry of entries) {
+    if (entry.type === 'inbox/accepted' || entry.type === 'inbox/discarded') continue;
     if (entry.type === 'turn/start') {
       if (open !== undefined)
         report('TURN_ALREADY_OPEN', entry.seq, `turn/start ${entry.data.turn} while turn ${open} is open`);

@@ -1,10 +1,12 @@
 import { z } from 'zod';
 import type { LogEvent } from '../../seams/types.js';
-import { SessionLoadError } from '../errors.js';
+import { SessionLoadError, type SessionLoadErrorCode } from '../errors.js';
 import { resolveEventType } from '../eventSchema.js';
 import { StoredEventSchema } from '../events.js';
-import { toFrozenJson } from '../freeze.js';
+import { freezeParsedJson, toFrozenJson } from '../freeze.js';
+import { DEFAULT_MAX_LINE_BYTES } from '../limits.js';
 import { repairEvents } from '../repair.js';
+import { errnoCode, type FileIo, nodeFileIo } from './fileIo.js';
 
 /** The first line of a session file. */
 export const JsonlHeaderSchema = z.object({
@@ -15,76 +17,263 @@ export const JsonlHeaderSchema = z.object({
 });
 export type JsonlHeader = z.infer<typeof JsonlHeaderSchema>;
 
-/** A session file's content after load and crash repair. */
-export interface LoadedSession {
+/** How much of a session file one read takes. */
+export const READ_CHUNK_BYTES = 64 * 1024;
+
+export interface ReadSessionOptions {
+  maxLineBytes?: number;
+  /** The file operations (tests wrap them). */
+  io?: FileIo;
+}
+
+/** A final line without its newline: torn by a crash, or still being written by a live writer. */
+export interface UnterminatedTail {
+  /** 1-based line number (the header is line 1). */
+  readonly line: number;
+  readonly bytes: number;
+  /** The event, when the bytes already form a valid one (only its newline is missing). */
+  readonly event: LogEvent | undefined;
+  /** Why it is not a valid event, when it is not. */
+  readonly problem: string | undefined;
+}
+
+/** A session file as read, before any repair. */
+export interface ReadSession {
   readonly header: JsonlHeader;
-  /** Loaded events followed by the synthetic repair events. */
+  /** The events of the complete (newline-terminated) lines. */
   readonly events: readonly LogEvent[];
-  readonly repairs: readonly string[];
-  /** The full repaired file text, or `undefined` when the file needs no change. */
-  readonly repairedText: string | undefined;
+  /** Bytes up to and including the last newline: what a repair keeps untouched. */
+  readonly completeBytes: number;
+  readonly tail: UnterminatedTail | undefined;
+  /** The file is a header line without its newline. */
+  readonly headerUnterminated: boolean;
+  /** The file's mode bits, as read. */
+  readonly mode: number;
 }
 
 /**
- * Parses a session file's text and repairs a crash in memory (the file itself is not touched here).
- * @param text the file content
- * @param path the file, for error messages
- * @param now clock of the synthetic events
+ * Reads a session file line by line in bounded chunks (memory grows with the events, never with the file as one
+ * string). A complete line that is not a valid event stops the load with an error naming it; only a final line
+ * without a newline is returned as an unterminated tail.
+ * @param path the session file
+ * @param options line limit and file operations
  */
-export function loadSessionText(
-  text: string,
-  path: string,
-  now: () => Date = () => new Date(),
-): LoadedSession {
-  const lines = text.split('\n');
-  const terminated = text.endsWith('\n');
-  if (terminated) lines.pop();
-  if (text.length === 0) {
+export async function readSessionFile(path: string, options: ReadSessionOptions = {}): Promise<ReadSession> {
+  const io = options.io ?? nodeFileIo;
+  const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+  const fd = openForRead(io, path);
+  try {
+    const stats = io.fstatSync(fd);
+    if (stats.isDirectory()) {
+      throw new SessionLoadError('READ_FAILED', path, undefined, `Session path ${path} is a directory`);
+    }
+    const reader = new LineReader(path, maxLineBytes);
+    const buffer = Buffer.allocUnsafe(READ_CHUNK_BYTES);
+    let position = 0;
+    for (;;) {
+      let bytesRead: number;
+      try {
+        bytesRead = await io.read(fd, buffer, position);
+      } catch (error) {
+        throw loadFailure(path, error, 'read');
+      }
+      if (bytesRead === 0) break;
+      reader.push(buffer.subarray(0, bytesRead));
+      position += bytesRead;
+    }
+    return { ...reader.finish(), mode: stats.mode & 0o7777 };
+  } finally {
+    io.closeSync(fd);
+  }
+}
+
+function openForRead(io: FileIo, path: string): number {
+  try {
+    return io.openSync(path, 'r');
+  } catch (error) {
+    throw loadFailure(path, error, 'open');
+  }
+}
+
+/** Turns an I/O failure while loading into a `SessionLoadError` with a code (never a raw errno error). */
+export function loadFailure(path: string, error: unknown, what: string): SessionLoadError {
+  const errno = errnoCode(error);
+  const code: SessionLoadErrorCode =
+    errno === 'ENOENT'
+      ? 'NOT_FOUND'
+      : errno === 'EACCES' || errno === 'EPERM'
+        ? 'PERMISSION_DENIED'
+        : errno === 'EROFS'
+          ? 'READ_ONLY'
+          : 'READ_FAILED';
+  const why =
+    code === 'NOT_FOUND'
+      ? 'it does not exist'
+      : code === 'PERMISSION_DENIED'
+        ? 'permission denied'
+        : `${errno ?? (error instanceof Error ? error.message : String(error))}`;
+  return new SessionLoadError(code, path, undefined, `Cannot ${what} session file ${path}: ${why}`, {
+    cause: error,
+  });
+}
+
+// Splits bytes into lines and parses each as it completes; keeps only the current partial line.
+class LineReader {
+  private header: JsonlHeader | undefined;
+  private readonly events: LogEvent[] = [];
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  private line = 1;
+  private completeBytes = 0;
+
+  constructor(
+    private readonly path: string,
+    private readonly maxLineBytes: number,
+  ) {}
+
+  push(chunk: Buffer): void {
+    let start = 0;
+    for (;;) {
+      const newline = chunk.indexOf(0x0a, start);
+      const end = newline < 0 ? chunk.length : newline;
+      this.grow(end - start);
+      if (newline < 0) {
+        if (end > start) this.pending.push(Buffer.from(chunk.subarray(start, end)));
+        return;
+      }
+      this.completeBytes += this.pendingBytes + 1;
+      const text = this.take(chunk.subarray(start, end));
+      this.completeLine(text);
+      start = newline + 1;
+    }
+  }
+
+  finish(): Omit<ReadSession, 'mode'> {
+    const tailBytes = this.pendingBytes;
+    const text = this.take(Buffer.alloc(0));
+    if (this.header === undefined) {
+      if (tailBytes === 0) {
+        throw new SessionLoadError(
+          'EMPTY_FILE',
+          this.path,
+          undefined,
+          `Session file ${this.path} is empty; start it with createJsonlStore`,
+        );
+      }
+      // Only a header, without its newline: kept, and the newline is added by a repair.
+      this.header = parseHeader(text, this.path);
+      return {
+        header: this.header,
+        events: this.events,
+        completeBytes: tailBytes,
+        tail: undefined,
+        headerUnterminated: true,
+      };
+    }
+    let tail: UnterminatedTail | undefined;
+    if (tailBytes > 0) {
+      const parsed = parseEventLine(text, this.events.length);
+      tail =
+        typeof parsed === 'string'
+          ? { line: this.line, bytes: tailBytes, event: undefined, problem: parsed }
+          : { line: this.line, bytes: tailBytes, event: parsed, problem: undefined };
+    }
+    return {
+      header: this.header,
+      events: this.events,
+      completeBytes: this.completeBytes,
+      tail,
+      headerUnterminated: false,
+    };
+  }
+
+  private grow(bytes: number): void {
+    this.pendingBytes += bytes;
+    if (this.pendingBytes <= this.maxLineBytes) return;
     throw new SessionLoadError(
-      'EMPTY_FILE',
-      path,
-      undefined,
-      `Session file ${path} is empty; start it with createJsonlStore`,
+      'LINE_TOO_LONG',
+      this.path,
+      this.line,
+      `Session file ${this.path}, line ${this.line}: longer than maxLineBytes (${this.maxLineBytes} bytes); ` +
+        'the file was not modified (raise maxLineBytes to load it)',
     );
   }
-  const header = parseHeader(lines[0] ?? '', path);
-  const events: LogEvent[] = [];
-  const repairs: string[] = [];
-  let tornAt: number | undefined;
-  for (let index = 1; index < lines.length; index++) {
-    const parsed = parseEventLine(lines[index] ?? '', events.length);
-    if (typeof parsed !== 'string') {
-      events.push(parsed);
-      continue;
-    }
-    // Only the last line can be the victim of a crash mid-write; anything earlier is corruption.
-    if (index !== lines.length - 1) {
-      throw new SessionLoadError(
-        'MALFORMED_LINE',
-        path,
-        index + 1,
-        `Session file ${path}, line ${index + 1}: ${parsed}; the file was not modified`,
-      );
-    }
-    tornAt = index;
-    repairs.push(`line ${index + 1}: dropped a torn last line (${parsed})`);
-  }
-  const missingNewline = tornAt === undefined && !terminated;
-  if (missingNewline) repairs.push(`line ${lines.length}: added the missing final newline`);
 
+  private take(last: Buffer): string {
+    const parts = this.pending.length === 0 ? [last] : [...this.pending, last];
+    this.pending = [];
+    this.pendingBytes = 0;
+    return parts.length === 1 ? (parts[0] as Buffer).toString('utf8') : Buffer.concat(parts).toString('utf8');
+  }
+
+  private completeLine(text: string): void {
+    const line = this.line++;
+    if (this.header === undefined) {
+      this.header = parseHeader(text, this.path);
+      return;
+    }
+    const parsed = parseEventLine(text, this.events.length);
+    if (typeof parsed !== 'string') {
+      this.events.push(parsed);
+      return;
+    }
+    // A complete line was written whole: failing to parse it is corruption, never a torn write.
+    throw new SessionLoadError(
+      'MALFORMED_LINE',
+      this.path,
+      line,
+      `Session file ${this.path}, line ${line}: ${parsed}; the file was not modified`,
+    );
+  }
+}
+
+/** What a repair of a loaded session would do, computed in memory. */
+export interface RepairPlan {
+  /** Loaded events followed by the synthetic repair events. */
+  readonly events: readonly LogEvent[];
+  readonly repairs: readonly string[];
+  /** Bytes of the file kept as they are. */
+  readonly keepBytes: number;
+  /** Text appended after the kept bytes, or `undefined` when the file needs no change. */
+  readonly append: string | undefined;
+}
+
+/**
+ * Plans the crash repair of a read session: a torn unterminated tail is dropped, a valid one gets its newline,
+ * and whatever the log left open is closed `interrupted`. Lines before the tail are kept byte for byte.
+ * @param read the session as read
+ * @param now clock of the synthetic events
+ */
+export function planRepair(read: ReadSession, now: () => Date = () => new Date()): RepairPlan {
+  const repairs: string[] = [];
+  const events = [...read.events];
+  let keepBytes = read.completeBytes;
+  let append = '';
+  const { tail } = read;
+  if (read.headerUnterminated) {
+    append = '\n';
+    repairs.push('line 1: added the missing final newline');
+  } else if (tail?.event !== undefined) {
+    events.push(tail.event);
+    keepBytes += tail.bytes;
+    append = '\n';
+    repairs.push(`line ${tail.line}: added the missing final newline`);
+  } else if (tail !== undefined) {
+    repairs.push(`line ${tail.line}: dropped a torn last line (${tail.problem})`);
+  }
   const repaired = repairEvents(events);
   const time = now().toISOString();
   const synthetic = repaired.events.map((draft, offset) =>
     freezeEvent({ seq: events.length + offset, type: draft.type, data: draft.data, time }),
   );
   repairs.push(...repaired.repairs);
-  if (repairs.length === 0) return { header, events, repairs, repairedText: undefined };
-
-  const kept = lines.slice(0, tornAt ?? lines.length);
-  const repairedText = [...kept, ...synthetic.map((event) => JSON.stringify(event))]
-    .map((line) => `${line}\n`)
-    .join('');
-  return { header, events: [...events, ...synthetic], repairs, repairedText };
+  append += synthetic.map((event) => `${JSON.stringify(event)}\n`).join('');
+  return {
+    events: [...events, ...synthetic],
+    repairs,
+    keepBytes,
+    append: repairs.length === 0 ? undefined : append,
+  };
 }
 
 function parseHeader(line: string, path: string): JsonlHeader {
@@ -105,20 +294,34 @@ function parseHeader(line: string, path: string): JsonlHeader {
 function parseEventLine(line: string, expectedSeq: number): LogEvent | string {
   const raw = parseJson(line);
   if (!raw.ok) return `not JSON (${preview(line)})`;
-  const stored = StoredEventSchema.safeParse(raw.value);
-  if (!stored.success) return `not an event {seq, type, data, time}: ${z.prettifyError(stored.error)}`;
-  const { seq, type, time } = stored.data;
+  // The common case checked by hand (this runs once per line of a large file); zod explains the rest.
+  const value = raw.value as Partial<Record<'seq' | 'type' | 'data' | 'time', unknown>> | null;
+  const shaped =
+    value !== null &&
+    typeof value === 'object' &&
+    !Array.isArray(value) &&
+    Number.isInteger(value.seq) &&
+    (value.seq as number) >= 0 &&
+    typeof value.type === 'string' &&
+    value.type.length > 0 &&
+    typeof value.time === 'string' &&
+    'data' in value;
+  if (!shaped) {
+    const stored = StoredEventSchema.safeParse(raw.value);
+    return stored.success
+      ? 'not an event {seq, type, data, time}'
+      : `not an event {seq, type, data, time}: ${z.prettifyError(stored.error)}`;
+  }
+  const seq = value.seq as number;
+  const type = value.type as string;
+  const time = value.time as string;
   if (seq !== expectedSeq) return `expected seq ${expectedSeq}, got ${seq}`;
   const resolved = resolveEventType(type);
-  // A type nobody registered loads as an opaque log-only event.
-  if (resolved.kind === 'unknown') return freezeEvent({ seq, type, data: stored.data.data, time });
-  const data = resolved.schema.safeParse(stored.data.data);
+  // A type nobody registered loads as an opaque log-only event (JSON.parse made it plain JSON).
+  if (resolved.kind === 'unknown') return freezeParsedJson({ seq, type, data: value.data, time }) as LogEvent;
+  const data = resolved.schema.safeParse(value.data);
   if (!data.success) return `invalid data for \`${type}\`: ${z.prettifyError(data.error)}`;
-  try {
-    return freezeEvent({ seq, type, data: data.data, time });
-  } catch (error) {
-    return `invalid data for \`${type}\`: ${error instanceof Error ? error.message : String(error)}`;
-  }
+  return freezeParsedJson({ seq, type, data: data.data, time }) as LogEvent;
 }
 
 function freezeEvent(event: LogEvent): LogEvent {

@@ -10,7 +10,8 @@ export interface MemoryStoreOptions {
 }
 
 /**
- * A store that keeps nothing beyond the log's own array: the default store.
+ * A store that keeps nothing beyond the log's own array: the default store. It follows the file store's rules
+ * (line limit, durable-inbox events), only without a file.
  * @param options optional session id and seed events
  * @example
  * const log = createSessionLog({ store: memoryStore() });

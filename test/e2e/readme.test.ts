@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect, it } from 'vitest';
@@ -21,5 +22,30 @@ it('the README usage example runs and prints no invariant violations', async () 
     expect(stdout.trim()).toBe('[]');
   } finally {
     await rm(file, { force: true });
+  }
+}, 30_000);
+
+it('the README command-line session prints what the README shows (run from a clone)', async () => {
+  const readme = await readFile(path.join(root, 'README.md'), 'utf8');
+  const section = readme.slice(readme.indexOf('## The command line'));
+  const commands = /```sh\n([\s\S]*?)```/.exec(section)?.[1];
+  const shown = /```text\n([\s\S]*?)```/.exec(section)?.[1];
+  expect(commands, 'README.md shows the session commands').toBeDefined();
+  expect(shown, 'README.md shows the session output').toBeDefined();
+  const scratch = await mkdtemp(path.join(tmpdir(), 'seamchart-try-'));
+  try {
+    // The README's commands, as a shell script: its scratch folder moved to a temporary one, and
+    // `npm run build` left out (the suite's global setup built dist/, which `npx seamchart` runs).
+    const script = commands!
+      .split('\n')
+      .filter((line) => !line.startsWith('npm run build'))
+      .join('\n')
+      .replaceAll('/tmp/try', scratch)
+      .replaceAll('npx seamchart', `${JSON.stringify(process.execPath)} dist/cli/bin.js`);
+    const { stdout } = await run('sh', ['-c', script], { cwd: root, timeout: 30_000 });
+    const timeless = (text: string) => text.trimEnd().replace(/ · \d+(\.\d+)?s$/gm, ' · <time>');
+    expect(timeless(stdout)).toBe(timeless(shown!));
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
   }
 }, 30_000);

@@ -130,6 +130,57 @@ describe('U03 the approval prompt in a pseudo-terminal', () => {
     expect(violations).toEqual([]);
   });
 
+  it('U03 n denies the call, and the reason typed reaches the model', async () => {
+    const terminal = await runWithAsk();
+    await terminal.waitFor((s) => s.includes('allow?'), 'the approval prompt');
+    await terminal.keys('n', 'Enter');
+    await terminal.waitFor((s) => s.includes('reason for the model'), 'the reason prompt');
+    await terminal.keys('not on a Friday', 'Enter');
+    expect(await terminal.exitCode()).toBe(0);
+    await expect(stat(path.join(dir, 'proof.txt'))).rejects.toThrow();
+    const screen = await terminal.screen();
+    expect(screen).toMatch(/⎿ denied by you: .*not on a Friday/);
+    const { events, violations } = await session();
+    expect(result(events).isError).toBe(true);
+    // The tool result is what the next model request carries (requests derive from the log).
+    expect(result(events).content[0]?.text).toContain('not on a Friday');
+    expect(violations).toEqual([]);
+  });
+
+  it('U03 a allows the tool for the rest of the session: the next ask is not prompted', async () => {
+    const settings = await preToolUseHook(askHook);
+    const script = await file('script.json', [
+      { toolCalls: [{ id: 'c1', name: 'Bash', arguments: { command: 'echo 1 > first.txt' } }] },
+      { toolCalls: [{ id: 'c2', name: 'Bash', arguments: { command: 'echo 2 > second.txt' } }] },
+      { text: 'Both written.' },
+    ]);
+    const terminal = await open(
+      `run 'write two' --model scripted:${script} --tools demo --claude-settings ${settings} --session session.jsonl`,
+      { NO_COLOR: '1' },
+    );
+    await terminal.waitFor((s) => s.includes('allow?'), 'the approval prompt');
+    await terminal.keys('a', 'Enter');
+    expect(await terminal.exitCode()).toBe(0);
+    expect((await terminal.screen()).match(/needs your approval/g)).toHaveLength(1);
+    expect(await readFile(path.join(dir, 'second.txt'), 'utf8')).toBe('2\n');
+    const { events, violations } = await session();
+    expect(
+      events.filter((e) => e.type === 'tool/result').map((e) => (e.data as { isError: boolean }).isError),
+    ).toEqual([false, false]);
+    expect(violations).toEqual([]);
+  });
+
+  it('U03 Ctrl-C at the prompt cancels the turn', async () => {
+    const terminal = await runWithAsk();
+    await terminal.waitFor((s) => s.includes('allow?'), 'the approval prompt');
+    await terminal.keys('C-c');
+    expect(await terminal.exitCode()).toBe(130);
+    await expect(stat(path.join(dir, 'proof.txt'))).rejects.toThrow();
+    const { events, violations } = await session();
+    expect(turnEnds(events)).toEqual(['aborted']);
+    expect(violations).toEqual([]);
+  });
+
   it('U03 --approve no denies without prompting', async () => {
     const terminal = await runWithAsk('--approve no');
     expect(await terminal.exitCode()).toBe(0);
@@ -139,6 +190,8 @@ describe('U03 the approval prompt in a pseudo-terminal', () => {
     await expect(stat(path.join(dir, 'proof.txt'))).rejects.toThrow();
     const { events, violations } = await session();
     expect(result(events).isError).toBe(true);
+    // The model is told why: no one approved, and why approval was asked.
+    expect(result(events).content[0]?.text).toContain('touching files needs a human');
     expect(violations).toEqual([]);
   });
 });

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../../cli/main.js';
-import { checkInvariants, readJsonlLog } from '../../session/index.js';
+import { checkInvariants, openJsonlStore, readJsonlLog } from '../../session/index.js';
 import { beginStream, chunk, sse, useChatServers } from '../unit/model/chatServer.js';
 import { captureIO } from './support/captureIO.js';
 
@@ -60,6 +60,7 @@ describe('U01 help, version and unknown flags', () => {
       '--approve',
       '--session',
       '--resume',
+      '--break-lock',
       '--json',
       '--no-color',
       '--inspect-log',
@@ -197,6 +198,52 @@ describe('U05 bad input exits 2 and leaves nothing behind', () => {
   });
 });
 
+describe('U05 a locked session', () => {
+  it('U05 a session another store holds exits 2 naming --break-lock; --break-lock takes it over', async () => {
+    const script = await file('script.json', JSON.stringify([{ text: 'one' }, { text: 'two' }]));
+    const target = path.join(dir, 'session.jsonl');
+    expect((await cli(['run', 'first', '--model', `scripted:${script}`, '--session', target])).code).toBe(0);
+    const before = await readFile(target, 'utf8');
+    const holder = await openJsonlStore(target);
+    try {
+      const locked = await cli([
+        'run',
+        'again',
+        '--model',
+        `scripted:${script}`,
+        '--session',
+        target,
+        '--resume',
+      ]);
+      expect(locked.code).toBe(2);
+      expect(locked.err.trimEnd().split('\n')).toHaveLength(1);
+      expect(locked.err).toMatch(
+        new RegExp(
+          `session file .*session\\.jsonl is in use by process ${process.pid} .*; if that run is gone, add --break-lock`,
+        ),
+      );
+      expect(locked.err).not.toMatch(/breakLock|store/);
+      expect(await readFile(target, 'utf8')).toBe(before);
+      const taken = await cli([
+        'run',
+        'again',
+        '--model',
+        `scripted:${script}`,
+        '--session',
+        target,
+        '--resume',
+        '--break-lock',
+      ]);
+      expect(taken.code).toBe(0);
+    } finally {
+      await holder.close().catch(() => {});
+    }
+    const { events } = await readJsonlLog(target);
+    expect(checkInvariants(events)).toEqual([]);
+    expect(events.filter((e) => e.type === 'turn/start')).toHaveLength(2);
+  });
+});
+
 describe('run, as a person reads it', () => {
   const startChatServer = useChatServers();
 
@@ -234,6 +281,68 @@ describe('run, as a person reads it', () => {
       .filter((e) => e.type === 'turn/end')
       .map((e) => (e.data as { reason: { kind: string } }).reason.kind);
     expect(ends).toEqual(['completed', 'interrupted', 'completed']);
+  });
+
+  it('shows a failing SessionStart hook and a hook systemMessage, each once', async () => {
+    const settings = await file(
+      'settings.json',
+      JSON.stringify({
+        hooks: {
+          SessionStart: [{ hooks: [{ type: 'command', command: 'echo boom >&2; exit 3' }] }],
+          PreToolUse: [
+            {
+              matcher: 'Bash',
+              hooks: [{ type: 'command', command: `echo '{"systemMessage":"careful with Bash"}'` }],
+            },
+          ],
+        },
+      }),
+    );
+    const script = await file(
+      'script.json',
+      JSON.stringify([
+        { toolCalls: [{ id: 'c1', name: 'Bash', arguments: { command: 'echo hi' } }] },
+        { text: 'ok' },
+      ]),
+    );
+    const { code, out, err } = await cli([
+      'run',
+      'hi',
+      '--model',
+      `scripted:${script}`,
+      '--claude-settings',
+      settings,
+      '--tools',
+      'demo',
+      '--cwd',
+      dir,
+    ]);
+    expect(code).toBe(0);
+    expect(out).toMatch(/^! .*SessionStart.*exited with code 3: boom$/m);
+    expect(out.match(/careful with Bash/g)).toHaveLength(1);
+    expect(out).toMatch(/● Bash\(echo hi\)\n.*careful with Bash\n\s+⎿ hi\n/);
+    expect(err).toBe('');
+  });
+
+  it('--json prints the log events and nothing else', async () => {
+    const script = await file('script.json', JSON.stringify([{ text: 'one' }]));
+    const target = path.join(dir, 'session.jsonl');
+    const { code, out } = await cli([
+      'run',
+      'hi',
+      '--json',
+      '--model',
+      `scripted:${script}`,
+      '--session',
+      target,
+    ]);
+    expect(code).toBe(0);
+    const printed = out
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as unknown);
+    const { events } = await readJsonlLog(target);
+    expect(printed).toEqual(JSON.parse(JSON.stringify(events)));
   });
 
   it('a loopback --base-url needs no API key and sends none', async () => {

@@ -10,6 +10,7 @@ import { type ToolCallContext, type ToolSeamsPresent, toolSeamKeys } from '../..
 import { graphEvents, toolCallMachine } from '../../machines/toolCall.js';
 import { createSeams, ToolResultSchema } from '../../seams/index.js';
 import {
+  type AfterSteps,
   coverage,
   describePath,
   type MachinePath,
@@ -82,8 +83,14 @@ const echo = defineTool({
 });
 
 let keys = 0;
+const GRACE_MS = 5_000;
 /** Real services for one path: seams with pass-through listeners on the present seams, one open call. */
-async function executePath(path: MachinePath, present: Readonly<Record<string, boolean>>, batched: boolean) {
+async function executePath(
+  path: MachinePath,
+  present: Readonly<Record<string, boolean>>,
+  batched: boolean,
+  afterSteps?: (run: AfterSteps) => Promise<void>,
+) {
   const seams = createSeams({ logger: { error: () => {} } });
   if (present['tools/prepare']) seams.on('tools/prepare', () => undefined);
   if (present['tools/pre-execute']) seams.on('tools/pre-execute', (_exec, next) => next());
@@ -99,7 +106,7 @@ async function executePath(path: MachinePath, present: Readonly<Record<string, b
   const scopeKey = scopes.open({ seams: seams.snapshot(), controller }, 'paths');
   const callKey = `${scopeKey}/call-${keys++}`;
   toolCalls.open(callKey, { name: 'echo', arguments: '{"text":"a"}', callId: 'c1' }, controller.signal);
-  const services = { tools, scopes, seams, cancelGraceMs: 5_000 };
+  const services = { tools, scopes, seams, cancelGraceMs: GRACE_MS };
   const real = createToolCallActors(fixedServices(services));
   try {
     const run = await runPath(path, {
@@ -119,6 +126,7 @@ async function executePath(path: MachinePath, present: Readonly<Record<string, b
         }
       },
       log: notifications,
+      ...(afterSteps ? { afterSteps } : {}),
     });
     return { run, sealed: toolCalls.get(callKey).sealed !== undefined };
   } finally {
@@ -150,6 +158,46 @@ describe('G01 toolCall: shortest paths over every seam configuration', () => {
           if (results[0]) expect(results[0].result).toBe(output.result);
         });
       }
+    });
+  }
+
+  // Whatever a path did, an ABORT (then a COMMIT, in that order, as a draining batch sends them)
+  // ends the call within the cancel grace without any listener or body settling: a hostile
+  // listener that never returns cannot hold it. A body that did not stop uses the first grace, so
+  // its post-execute gets a second one. Detaching and the finalizer are ours and synchronous.
+  const ours = new Set(['detach', 'finalize']);
+  const abortThenCommit = async (run: AfterSteps): Promise<void> => {
+    let advanced = 0;
+    for (let round = 0; round < 8 && run.actor.getSnapshot().status === 'active'; round++) {
+      const accepted = [{ type: 'ABORT' }, { type: 'COMMIT' }].filter((event) =>
+        run.actor.getSnapshot().can(event),
+      );
+      for (const event of accepted) await run.send(event);
+      const ownStub = [...run.pending.keys()].find((id) => ours.has(id));
+      if (ownStub) await run.settleDefault(ownStub);
+      else if (accepted.length === 0) {
+        if (advanced >= 2 * GRACE_MS) break;
+        await run.advance(GRACE_MS);
+        advanced += GRACE_MS;
+      }
+    }
+    const waiting = [...run.pending.keys()];
+    if (run.actor.getSnapshot().status !== 'done' || waiting.length > 0)
+      throw new Error(
+        `still in ${JSON.stringify(run.actor.getSnapshot().value)} ${advanced} ms after ABORT and COMMIT, waiting on [${waiting.join(', ')}]`,
+      );
+  };
+  for (const { name, present, batched, paths } of runs) {
+    describe(`R01 ${name}: ABORT then COMMIT end the call within the grace`, () => {
+      it(`${paths.length} paths`, async () => {
+        const stuck: string[] = [];
+        for (const path of paths) {
+          await executePath(path, present, batched, abortThenCommit).catch((error: Error) =>
+            stuck.push(`${describePath(path)}: ${error.message}`),
+          );
+        }
+        expect(stuck).toEqual([]);
+      });
     });
   }
 

@@ -27,6 +27,8 @@ const publicNames = [
   'toDot',
   'toSvg',
   'toStatelyImport',
+  'serveAcp',
+  'connectMcpServers',
 ] as const;
 const testingNames = [
   'createTestAgent',

@@ -3,7 +3,7 @@ import type { ToolResult } from '../../seams/schemas.js';
 import type { SeamPlugin } from '../../seams/types.js';
 import { createFailureResult, ToolMessage } from '../results.js';
 import { definitionAtSeal } from '../seal.js';
-import { eitherSignal } from '../signals.js';
+import { linkSignals } from '../signals.js';
 
 export interface TimeoutOptions {
   /** Applies to tools without their own `timeoutMs`; without it such tools have no timeout. */
@@ -35,14 +35,16 @@ export function timeout(options: TimeoutOptions = {}): SeamPlugin {
           if (ms === undefined) return next();
           const timer = new AbortController();
           const handle = setTimeout(() => timer.abort(new Error(ToolMessage.timedOut(exec.name, ms))), ms);
+          // The body still stops on the call's own cancel: fuse it with our timer.
+          const link = linkSignals(exec.signal, timer.signal);
           try {
-            // The body still stops on the call's own cancel: fuse it with our timer.
-            const result = await next({ signal: eitherSignal(exec.signal, timer.signal) });
+            const result = await next({ signal: link.signal });
             if (!timer.signal.aborted) return result;
             const note = result.isError ? result.error.note : undefined;
             return createFailureResult('TOOL_TIMEOUT', ToolMessage.timedOut(exec.name, ms), note);
           } finally {
             clearTimeout(handle);
+            link.unlink();
           }
         },
         { name: 'timeout' },

@@ -58,6 +58,8 @@ export function turnInput(present: Readonly<Record<string, boolean>>, scopeKey =
     seamsPresent: present as SeamsPresent,
     maxRequestRetries: 1,
     maxParallel: 10,
+    // Low enough that the step cap's edge is on a shortest path.
+    maxStepsPerTurn: 2,
   };
 }
 

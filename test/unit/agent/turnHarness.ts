@@ -109,6 +109,7 @@ export function runTurn(options: {
       seamsPresent,
       maxRequestRetries: services.maxRequestRetries,
       maxParallel: 10,
+      maxStepsPerTurn: 100,
     },
   });
   actor.subscribe({ error: (error) => errors.push(error) });

@@ -89,7 +89,7 @@ describe('createTestAgent', () => {
       expect((error as InvariantViolationError).violations.map((v) => v.code)).toEqual(['NOT_OUTSTANDING']);
       expect((error as Error).message).toMatchInlineSnapshot(`
         "Expected the session log and inbox ledger to keep every invariant, got 1 violation:
-          - invariant 10 inbox-ledger violated at seq 13: dequeue of ghost, which was never enqueued (the outstanding count goes negative) [NOT_OUTSTANDING]"
+          - invariant 10 inbox-ledger violated at seq 14: dequeue of ghost, which was never enqueued (the outstanding count goes negative) [NOT_OUTSTANDING]"
       `);
     }
   });

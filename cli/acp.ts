@@ -1,0 +1,135 @@
+import { homedir } from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import * as acp from '@agentclientprotocol/sdk';
+import { type Command, Option } from 'commander';
+import { serveAcp } from '../bridges/acp/index.js';
+import { formatCapabilities } from '../bridges/index.js';
+import { createAgent, createToolRegistry } from '../machines/index.js';
+import { createSeams } from '../seams/index.js';
+import type { SeamLogger } from '../seams/types.js';
+import { createDemoTools } from '../tools/index.js';
+import type { CliCommand, CliIO, TextSink } from './command.js';
+import { loadMcpServersFlag, MCP_CONFIG_HELP, registerMcpTools } from './mcpFlag.js';
+import { type AgentFlags, addAgentFlags, loadBridges, resolveModel } from './runFlags.js';
+import { packageVersion } from './version.js';
+
+interface AcpFlags extends AgentFlags {
+  sessions?: string;
+  mcpConfig?: string;
+  rejectedStopReason?: 'refusal' | 'cancelled';
+}
+
+const EXAMPLES = `
+Examples:
+  seamchart acp --model openai --tools demo
+  seamchart acp --model scripted:script.json --sessions /tmp/acp-sessions
+
+An editor starts this command and speaks JSON-RPC on its stdin/stdout; logs go to stderr.
+In Zed's settings.json:
+  "agent_servers": { "seamchart": { "command": "seamchart", "args": ["acp", "--tools", "demo"] } }
+`;
+
+/** Where sessions live when `--sessions` is not given: the platform's per-user data directory. */
+export function defaultSessionsDir(
+  env: NodeJS.ProcessEnv,
+  platform: NodeJS.Platform = process.platform,
+): string {
+  const home = env.HOME ?? homedir();
+  if (platform === 'win32')
+    return path.join(env.LOCALAPPDATA ?? path.join(home, 'AppData', 'Local'), 'seamchart', 'sessions');
+  if (platform === 'darwin')
+    return path.join(home, 'Library', 'Application Support', 'seamchart', 'sessions');
+  return path.join(env.XDG_DATA_HOME ?? path.join(home, '.local', 'share'), 'seamchart', 'sessions');
+}
+
+/** stdout as a byte sink for the SDK: protocol lines only, written in order. */
+function toByteSink(sink: TextSink): WritableStream<Uint8Array> {
+  const decoder = new TextDecoder();
+  return new WritableStream<Uint8Array>({
+    write(chunk) {
+      sink.write(decoder.decode(chunk, { stream: true }));
+    },
+  });
+}
+
+/**
+ * `seamchart acp`: the agent for ACP editors (Zed, …) over stdio, one agent per editor session,
+ * with the same model, tools and hooks flags as `run`. Exit 0 when the editor closes stdin.
+ */
+export const acpCommand: CliCommand = {
+  name: 'acp',
+  configure(command: Command) {
+    command.description('serve the agent to an editor over the Agent Client Protocol (stdin/stdout)');
+    addAgentFlags(command)
+      .option('--sessions <dir>', 'where session files are kept (default: the per-user data directory)')
+      .option('--mcp-config <file>', `${MCP_CONFIG_HELP} (added to every session)`)
+      .addOption(
+        new Option(
+          '--rejected-stop-reason <reason>',
+          'what a blocked prompt answers (default refusal)',
+        ).choices(['refusal', 'cancelled']),
+      )
+      .addHelpText('after', EXAMPLES);
+  },
+  async run(command: Command, io: CliIO) {
+    const flags = command.opts<AcpFlags>();
+    // Bad flags are found before the editor is answered: the model, hooks and MCP config load once here.
+    await resolveModel(flags, io.env);
+    const hookCheck = await loadBridges(flags, undefined);
+    const configServers = await loadMcpServersFlag(flags.mcpConfig);
+    const say = (message: string): void => {
+      io.stderr.write(`seamchart acp: ${message}\n`);
+    };
+    for (const bridge of hookCheck) say(formatCapabilities(bridge.capabilities()));
+    const logger: SeamLogger = {
+      error: (message, details) => say(details?.error ? `${message}: ${String(details.error)}` : message),
+      warn: (message) => say(message),
+    };
+    const version = packageVersion();
+    const sessionsDir = path.resolve(flags.sessions ?? defaultSessionsDir(io.env));
+    const server = serveAcp({
+      sessionsDir,
+      agentInfo: { name: 'seamchart', title: 'seamchart', version },
+      logger,
+      ...(flags.rejectedStopReason ? { rejectedStopReason: flags.rejectedStopReason } : {}),
+      stream: acp.ndJsonStream(
+        toByteSink(io.stdout),
+        Readable.toWeb(io.stdin as Readable) as ReadableStream<Uint8Array>,
+      ),
+      async createSession({ sessionId, cwd, mcpServers, store, approval }) {
+        const model = await resolveModel(flags, io.env);
+        const seams = createSeams({ logger });
+        for (const bridge of await loadBridges(flags, path.join(sessionsDir, `${sessionId}.jsonl`)))
+          seams.use(bridge);
+        seams.on('agent/error', ({ origin, error }) => say(`${origin}: ${error.message}`), {
+          agent: sessionId,
+        });
+        const tools = createToolRegistry();
+        if (flags.tools === 'demo') for (const tool of createDemoTools({ root: cwd })) tools.register(tool);
+        const mcp = await registerMcpTools([...configServers, ...mcpServers], tools, {
+          cwd,
+          version,
+          report: say,
+        });
+        const agent = createAgent({ seams, tools, model, store, cwd, approval, logger });
+        return {
+          agent,
+          seams,
+          tools,
+          notices: mcp.failures.map((failure) => failure.message),
+          close: () => mcp.close(),
+        };
+      },
+    });
+    const stopSignals = io.onSignal(() => {
+      void server.close();
+    });
+    try {
+      await server.closed;
+    } finally {
+      stopSignals();
+    }
+    return 0;
+  },
+};

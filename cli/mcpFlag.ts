@@ -1,0 +1,41 @@
+import {
+  connectMcpServers,
+  loadMcpConfig,
+  McpConfigError,
+  type McpConnection,
+  type McpStdioServer,
+} from '../tools/mcp/index.js';
+import type { ToolRegistryCore } from '../tools/types.js';
+import { UsageError } from './command.js';
+
+export const MCP_CONFIG_HELP =
+  "stdio MCP servers in Claude Code's .mcp.json shape; their tools are mcp__<server>__<tool>";
+
+/** The servers of `--mcp-config FILE`; a missing or malformed file is bad input. */
+export async function loadMcpServersFlag(file: string | undefined): Promise<McpStdioServer[]> {
+  if (file === undefined) return [];
+  try {
+    return await loadMcpConfig(file);
+  } catch (error) {
+    if (error instanceof McpConfigError) throw new UsageError(`--mcp-config ${error.message}`);
+    throw error;
+  }
+}
+
+/**
+ * Starts the servers and registers their tools; a server that fails is reported and left out.
+ * @returns the connection, to close when the session ends
+ */
+export async function registerMcpTools(
+  servers: readonly McpStdioServer[],
+  tools: ToolRegistryCore,
+  options: { cwd: string; version: string; report(message: string): void },
+): Promise<McpConnection> {
+  const connection = await connectMcpServers(servers, {
+    cwd: options.cwd,
+    clientInfo: { name: 'seamchart', version: options.version },
+  });
+  for (const failure of connection.failures) options.report(failure.message);
+  for (const tool of connection.tools) tools.register(tool);
+  return connection;
+}

@@ -1,0 +1,65 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { z } from 'zod';
+import { defineTool } from '../defineTool.js';
+import type { ToolDefinition } from '../types.js';
+import { mcpToolName } from './toolName.js';
+
+/** A tool as an MCP server lists it. */
+export interface ListedMcpTool {
+  name: string;
+  description?: string | undefined;
+  inputSchema: { type: 'object'; [key: string]: unknown };
+  annotations?: { readOnlyHint?: boolean | undefined; destructiveHint?: boolean | undefined } | undefined;
+}
+
+// setTimeout's ceiling: tool time limits are seamchart's (`timeoutMs`, plugins.timeout), not the MCP client's.
+const NO_CLIENT_TIMEOUT = 2 ** 31 - 1;
+
+/**
+ * The seamchart definition of one MCP tool: its JSON Schema becomes the zod parameters, a call goes
+ * to the server, and an `isError` result is the tool's failure.
+ * @param server the server's configured name
+ * @param listed the tool as listed
+ * @param client the connected client
+ */
+export function defineMcpTool(server: string, listed: ListedMcpTool, client: Client): ToolDefinition {
+  return defineTool({
+    name: mcpToolName(server, listed.name),
+    description: listed.description ?? `${listed.name} (MCP server "${server}")`,
+    parameters: toParameters(listed.inputSchema),
+    kind: listed.annotations?.readOnlyHint ? 'read' : 'other',
+    async execute(args, exec) {
+      const result = await client.callTool(
+        { name: listed.name, arguments: args as Record<string, unknown> },
+        undefined,
+        { signal: exec.signal, timeout: NO_CLIENT_TIMEOUT },
+      );
+      const text = describeContent(result.content);
+      if (result.isError) throw new Error(text || `MCP tool ${listed.name} failed`);
+      return text;
+    },
+  });
+}
+
+// A schema zod cannot rebuild still gets an object, so the call reaches the server (which validates).
+function toParameters(schema: ListedMcpTool['inputSchema']): z.ZodType {
+  try {
+    const parameters = z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
+    return (z.toJSONSchema(parameters) as { type?: unknown }).type === 'object'
+      ? parameters
+      : z.looseObject({});
+  } catch {
+    return z.looseObject({});
+  }
+}
+
+function describeContent(content: unknown): string {
+  if (!Array.isArray(content)) return '';
+  return content
+    .map((block: { type?: string; text?: string; mimeType?: string; resource?: { uri?: string } }) => {
+      if (block.type === 'text') return block.text ?? '';
+      if (block.type === 'resource') return `[resource ${block.resource?.uri ?? ''}]`;
+      return `[${block.type ?? 'unknown'} content${block.mimeType ? ` ${block.mimeType}` : ''}]`;
+    })
+    .join('\n');
+}
