@@ -230,7 +230,10 @@ async function runSession(run: {
   const mcp = await registerMcpTools(run.mcpServers, tools, {
     cwd: run.cwd,
     version: packageVersion(),
-    report: (message) => io.stderr.write(`seamchart: ${message}\n`),
+    report: (message) => {
+      if (json) io.stderr.write(`seamchart: ${message}\n`);
+      else transcript.error('mcp', message);
+    },
   });
   if (json)
     seams.on('session/event', ({ event }) => {

@@ -2,6 +2,7 @@ import { createMachine } from 'xstate';
 
 const toolCallMachine = createMachine({
   "id": "toolCall",
+  "entry": "openCall",
   "invoke": {
     "id": "abortWatch",
     "src": "watchAbort",
@@ -548,7 +549,8 @@ const toolCallMachine = createMachine({
       "always": "done"
     },
     "done": {
-      "type": "final"
+      "type": "final",
+      "entry": "closeCall"
     }
   }
 });

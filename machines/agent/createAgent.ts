@@ -15,7 +15,6 @@ import type { SessionStore } from '../../session/types.js';
 import { createUsageCounter } from '../../session/usage.js';
 import { createInboxItem, createInjection } from '../runtime/inbox.js';
 import { createReportingScope } from '../runtime/reportingScope.js';
-import { ScopeTable } from '../runtime/scopeTable.js';
 import type { TurnMachineServices } from '../runtime/services.js';
 import { createActorWithServices } from '../runtime/systemServices.js';
 import { toFailure } from '../turn/rules.js';
@@ -194,7 +193,6 @@ export function createAgent(rawOptions: AgentOptions): Agent {
   const services: AgentMachineServices = {
     agentId,
     tools: options.tools,
-    scopes: new ScopeTable(),
     cancelGraceMs: options.cancelGraceMs,
     log,
     seams,

@@ -3,7 +3,7 @@ import { describeThrown } from '../../seams/describe.js';
 import type { ToolCallBlock, ToolResult } from '../../seams/schemas.js';
 import type { SessionLog } from '../../session/types.js';
 import { createFailureResult, type ToolCallRecord } from '../../tools/index.js';
-import { toolCalls } from '../runtime/callTable.js';
+import { liveHandlesOf } from '../runtime/liveHandles.js';
 import { sendToLiveChild } from '../runtime/sendToLiveChild.js';
 import type { ToolMachineServices } from '../runtime/services.js';
 import type { ServicesResolver } from '../runtime/systemServices.js';
@@ -73,8 +73,9 @@ export function createToolBatchActions(servicesOf: ServicesResolver<ToolMachineS
   const recordCall = (args: EffectArgs, index: number, record?: ToolCallRecord): void => {
     const { context } = args;
     const key = callKeyOf(context, index);
-    if (!toolCalls.has(key)) return;
-    const handles = toolCalls.get(key);
+    const { calls } = liveHandlesOf(args.system);
+    if (!calls.has(key)) return;
+    const handles = calls.get(key);
     if (handles.recorded) return;
     handles.recorded = true;
     appendCall(servicesOf(args), context, context.calls[index]!, record);
@@ -82,7 +83,7 @@ export function createToolBatchActions(servicesOf: ServicesResolver<ToolMachineS
   const commit = (args: EffectArgs, callId: string, result: ToolResult): void => {
     const { context, self } = args;
     recordCall(args, context.cursor);
-    toolCalls.close(callKeyOf(context, context.cursor));
+    liveHandlesOf(args.system).calls.close(callKeyOf(context, context.cursor));
     appendResult(servicesOf(args), context, callId, result);
     self._parent?.send({ type: 'CALL_COMMITTED', callId, contexts: result.additionalContexts ?? [] });
   };
@@ -95,10 +96,10 @@ export function createToolBatchActions(servicesOf: ServicesResolver<ToolMachineS
     }),
     startCall: guarded('Opening a tool call', (args) => {
       const { context } = args;
-      const services = servicesOf(args);
       const call = context.calls[context.started]!;
-      const runSignal = services.scopes.get(context.scopeKey).controller.signal;
-      toolCalls.open(
+      const { scopes, calls } = liveHandlesOf(args.system);
+      const runSignal = scopes.get(context.scopeKey).controller.signal;
+      calls.open(
         callKeyOf(context, context.started),
         { callId: call.id, name: call.name, arguments: call.arguments },
         runSignal,

@@ -68,6 +68,26 @@ async function pidFrom(name: string, terminal: Terminal): Promise<number> {
 }
 
 describe('U02 the transcript in a pseudo-terminal', () => {
+  it('U02 the live status line says what the run waits for and leaves nothing on screen', async () => {
+    const script = await file('script.json', [
+      { delayMs: 2000, toolCalls: [{ id: 'c1', name: 'Bash', arguments: { command: 'echo listed' } }] },
+      { text: 'Listed.' },
+    ]);
+    const terminal = await open(`run 'list things' --model scripted:${script} --tools demo`);
+    const waiting = await terminal.waitFor((s) => s.includes('… waiting for the model'), 'the status line');
+    expect(waiting).toContain('❯ list things');
+    expect(await terminal.exitCode()).toBe(0);
+    const screen = await terminal.screen();
+    expect(screen).not.toContain('…');
+    expect(screen.split('\n')).toEqual([
+      '❯ list things',
+      '● Bash(echo listed)',
+      '  ⎿ listed',
+      'Listed.',
+      expect.stringMatching(/^── turn 1 completed · 2 steps · \d+(\.\d)?s$/),
+    ]);
+  });
+
   it('U02 colour on a terminal, none with NO_COLOR or --no-color', async () => {
     const script = await file('script.json', [
       { toolCalls: [{ id: 'c1', name: 'Bash', arguments: { command: 'echo one; echo two' } }] },

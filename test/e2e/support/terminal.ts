@@ -48,10 +48,18 @@ export class Terminal {
     return stdout;
   }
 
-  /** The visible screen, trailing blanks trimmed; with `escapes`, colours as SGR sequences. */
+  /**
+   * What the terminal shows, with what scrolled off the top (tmux scrolls one line to say the pane
+   * died) and without tmux's own "Pane is dead" line; trailing blanks trimmed. With `escapes`,
+   * colours as SGR sequences.
+   */
   async screen(escapes = false): Promise<string> {
-    const text = await this.tmux('capture-pane', '-p', ...(escapes ? ['-e'] : []), '-t', 'run');
-    return text.replace(/\s+$/, '');
+    const text = await this.tmux('capture-pane', '-p', '-S', '-', ...(escapes ? ['-e'] : []), '-t', 'run');
+    return text
+      .split('\n')
+      .filter((line) => !line.startsWith('Pane is dead'))
+      .join('\n')
+      .replace(/\s+$/, '');
   }
 
   /** Types keys as tmux names them (`'y'`, `'Enter'`, `'C-c'`). */
