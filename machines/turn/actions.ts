@@ -41,7 +41,7 @@ type Plain<TParams = unknown> = (args: Args, params: TParams) => void;
 export interface TurnActionImplementations {
   appendTurnStart: Plain;
   recordPrompt: Effect<{ decision: PromptDecision }>;
-  recordBlocked: Effect<{ reason: string }>;
+  recordBlocked: Effect<{ reason: string; contexts: readonly HookContext[] }>;
   emitDefaultDecided: Effect<{ seam: WaterfallSeamName; decision: unknown }>;
   recordSteering: Effect;
   appendStepStart: Effect;
@@ -150,10 +150,13 @@ export function createTurnActions(servicesOf: ServicesResolver<Services>): TurnA
       });
       appendContexts(log, params.decision.additionalContexts ?? []);
     }),
-    recordBlocked: contained(({ context, services }, params: { reason: string }) => {
-      const { content, source } = context.item;
-      services.log.appendCore('prompt/blocked', { content: [...content], source, reason: params.reason });
-    }),
+    recordBlocked: contained(
+      ({ context, services }, params: { reason: string; contexts: readonly HookContext[] }) => {
+        const { content, source } = context.item;
+        services.log.appendCore('prompt/blocked', { content: [...content], source, reason: params.reason });
+        appendContexts(services.log, params.contexts);
+      },
+    ),
     emitDefaultDecided: contained(
       ({ context, services }, params: { seam: WaterfallSeamName; decision: unknown }) => {
         const payload = {
