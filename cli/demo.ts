@@ -46,18 +46,24 @@ function lineSink(write: (line: string) => void) {
 }
 
 /** The scripted model: write a file and try a destructive command; after the Stop hook, read it back. */
+// `chunkDelayMs` spaces the streamed chunks out, so the text is seen arriving as from a real model.
 const script = scriptedModel([
   {
     text: 'I will save a note, then clean up.',
+    chunkDelayMs: 40,
     toolCalls: [
       { id: 'c1', name: 'Write', arguments: { path: 'notes.txt', content: 'hello from seamchart' } },
       { id: 'c2', name: 'Bash', arguments: { command: 'rm -rf ./*' } },
     ],
   },
-  { text: 'Saved notes.txt. The cleanup was refused by a hook.' },
+  { text: 'Saved notes.txt. The cleanup was refused by a hook.', chunkDelayMs: 40 },
   { toolCalls: [{ id: 'c3', name: 'Read', arguments: { path: 'notes.txt' } }] },
-  { text: 'notes.txt says "hello from seamchart"; that is the file I changed.' },
+  { text: 'notes.txt says "hello from seamchart"; that is the file I changed.', chunkDelayMs: 40 },
 ]);
+
+/** The system prompt of every request (the scripted model records it; a real one would follow it). */
+const instructions = ({ turn, step }: { turn: number; step: number }) =>
+  `You tidy a scratch directory with the tools given. Keep answers short. (turn ${turn}, step ${step})`;
 
 /**
  * The offline demo behind `npm start`: a scripted model, the demo toolset in a scratch directory,
@@ -78,15 +84,22 @@ export async function runDemo(write: (line: string) => void = console.log): Prom
     seams.use(hooks);
     seams.use(briefAnswers);
     // The same renderer as `seamchart run`, also showing every decision and who made it.
-    const transcript = new Transcript(new Screen(lineSink(write), undefined, false), { showDecisions: true });
+    // Printing to the terminal, streamed text goes straight out; a caller's line writer gets whole lines.
+    const sink =
+      write === console.log ? { write: (text: string) => void process.stdout.write(text) } : lineSink(write);
+    const transcript = new Transcript(new Screen(sink, undefined, false), { showDecisions: true });
     seams.on('session/event', ({ event }) => transcript.event(event));
     seams.on('seam/decided', (decision) => transcript.decided(decision));
+    seams.on('model/delta', ({ delta }) => transcript.delta(delta));
     seams.on('agent/error', ({ origin, error }) => transcript.error(origin, error.message));
 
-    const agent = createAgent({ seams, tools, model: script, id: 'demo', cwd: scratch });
+    write(`instructions: ${instructions({ turn: 1, step: 1 })}`);
+    const agent = createAgent({ seams, tools, model: script, id: 'demo', cwd: scratch, instructions });
     agent.followup('Tidy up the scratch directory');
     await agent.whenIdle();
     await agent.dispose();
+    const sent = script.requests.map((request) => request.instructions);
+    write(`the model got the instructions on ${sent.filter(Boolean).length} of ${sent.length} requests`);
 
     const violations = checkInvariants(agent.log.events);
     for (const violation of violations) write(`invariant violated: ${formatViolation(violation)}`);

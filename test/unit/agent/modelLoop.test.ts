@@ -171,6 +171,28 @@ describe('M01 instructions', () => {
     expectInvariants();
   });
 
+  it('M01 a cancel leaves instructions that never settle at once, and the turn ends aborted', async () => {
+    const seams = createSeams();
+    let started = false;
+    const agent = createAgent({
+      seams,
+      tools: createToolRegistry(),
+      model: scriptedModel([{ text: 'never asked' }]),
+      instructions: () => {
+        started = true;
+        return new Promise<string>(() => {});
+      },
+    });
+    seams.on('session/event', ({ event }) => {
+      if (event.type === 'step/start') queueMicrotask(() => agent.cancel());
+    });
+    agent.followup('hi');
+    await runToIdle(agent);
+    expect(started).toBe(true);
+    expect(agent.log.events.at(-1)!.data).toEqual({ turn: 1, reason: { kind: 'aborted' } });
+    expectSound(agent.log.events);
+  });
+
   it('M01 refuses instructions that are neither a string nor a function', () => {
     expect(() =>
       createAgent({
