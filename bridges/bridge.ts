@@ -2,12 +2,14 @@ import { Seam, type SeamPlugin, type Seams } from '../seams/index.js';
 import { type CapabilityReport, describeCapabilities } from './capabilities.js';
 import type { DialectRules } from './dialect.js';
 import type { BridgeRuntime } from './fire.js';
-import { createListenerKit, listenerName } from './listenerKit.js';
+import { createListenerKit, type ListenerKit, listenerName } from './listenerKit.js';
+import { createPermissionRequestListener } from './onPermissionRequest.js';
 import { createPromptSubmitListener } from './onPromptSubmit.js';
 import { createSessionStartListener } from './onSessionStart.js';
 import { createStopListener, createTurnStopListener } from './onStop.js';
 import { createPostToolListener, createPreToolListener } from './onToolUse.js';
 import type { ResolvedHookBridgeOptions } from './options.js';
+import { agentCwd } from './payload.js';
 import type { Dialect, HookEventName, HookTable } from './types.js';
 
 /** A loaded hooks config as a seam plugin. */
@@ -26,8 +28,43 @@ export interface HookBridgeParts {
   readonly model?: string;
 }
 
+/** Keeps the Claude transcript following the log, and removes per-agent files at dispose. */
+function registerHousekeeping(seams: Seams, kit: ListenerKit): void {
+  const { transcripts } = kit;
+  if (transcripts !== undefined) {
+    const cwds = new Map<string, string>();
+    seams.on(
+      Seam.sessionStart,
+      (ctx) => {
+        // Opened (rebuilt from the log when missing) as the session starts, then it follows every event.
+        const cwd = agentCwd(ctx.agent);
+        cwds.set(ctx.agent.id, cwd);
+        transcripts.sync(ctx.agent, cwd);
+      },
+      { name: listenerName(kit, 'transcript'), prepend: true },
+    );
+    seams.on(
+      Seam.sessionEvent,
+      ({ agentId }) => transcripts.follow(agentId, cwds.get(agentId) ?? process.cwd()),
+      {
+        name: listenerName(kit, 'transcript'),
+      },
+    );
+  }
+  seams.on(
+    Seam.status,
+    ({ agentId, status }) => {
+      if (status !== 'disposed') return;
+      transcripts?.release(agentId);
+      kit.envFiles.release(agentId);
+    },
+    { name: listenerName(kit, 'cleanup') },
+  );
+}
+
 function registerListeners(seams: Seams, runtime: BridgeRuntime): void {
   const kit = createListenerKit(runtime, seams);
+  if (runtime.table.handlers.length > 0) registerHousekeeping(seams, kit);
   const has = (event: HookEventName): boolean => runtime.table.handlers.some((h) => h.event === event);
   const name = (suffix?: string) => ({ name: listenerName(kit, suffix) });
   // Only seams with handlers get a listener: an empty seam costs nothing.
@@ -37,8 +74,10 @@ function registerListeners(seams: Seams, runtime: BridgeRuntime): void {
   if (has('PreToolUse')) seams.on(Seam.preExecute, createPreToolListener(kit), name('PreToolUse'));
   if (has('PostToolUse')) seams.on(Seam.postExecute, createPostToolListener(kit), name('PostToolUse'));
   if (has('Stop')) seams.on(Seam.turnContinuation, createStopListener(kit), name('Stop'));
+  if (has('PermissionRequest'))
+    seams.on(Seam.approval, createPermissionRequestListener(kit), name('PermissionRequest'));
   // `continue: false` from these events ends the turn here; the listener's name becomes `stoppedBy`.
-  if (has('PreToolUse') || has('PostToolUse') || has('Stop'))
+  if (has('PreToolUse') || has('PostToolUse') || has('Stop') || has('PermissionRequest'))
     seams.on(Seam.turnStop, createTurnStopListener(kit), name());
 }
 

@@ -30,6 +30,7 @@ const SEAM: Record<HookEventName, string> = {
   PreToolUse: 'tools/pre-execute',
   PostToolUse: 'tools/post-execute',
   Stop: 'agent/turn-continuation',
+  PermissionRequest: 'tools/approval',
 };
 
 const SYSTEM_MESSAGE = 'systemMessage is recorded and reported, never shown to the model';
@@ -38,7 +39,11 @@ function honoredFor(dialect: Dialect, event: HookEventName, cap: number): string
   const block = dialect === 'codex' ? 'exit 2 with a reason on stderr' : 'exit 2';
   switch (event) {
     case 'SessionStart':
-      return ['additionalContext and plain stdout are injected before the first request'];
+      return [
+        'additionalContext and plain stdout are injected before the first request',
+        `each hook gets its own ${dialect === 'codex' ? 'CODEX_ENV_FILE / CLAUDE_ENV_FILE' : 'CLAUDE_ENV_FILE'}; the demo Bash tool sources them before each command`,
+        'a hook that fails, times out or exits 2 is reported as agent/error',
+      ];
     case 'UserPromptSubmit':
       return [
         `block (${block}, decision "block") rejects the turn`,
@@ -67,6 +72,14 @@ function honoredFor(dialect: Dialect, event: HookEventName, cap: number): string
         'stop_hook_active is true once a Stop hook continued the turn',
         'continue:false stops the turn',
       ];
+    case 'PermissionRequest':
+      return [
+        'runs when an ask reaches approval, before the approval channel (also when none is set)',
+        'decision.behavior "allow" allows the call once; "deny" rejects it with decision.message',
+        'decision.interrupt: true also stops the turn after this step',
+        `${block} rejects the call with the reason`,
+        'no decision falls through to the approval channel',
+      ];
   }
 }
 
@@ -75,7 +88,7 @@ function degradedFor(dialect: Dialect, event: HookEventName): string[] {
     case 'SessionStart':
       return [
         'not recorded as hook/* (no turn is open); failures are reported as agent/error',
-        'initialUserMessage, sessionTitle, watchPaths and CLAUDE_ENV_FILE are ignored',
+        'initialUserMessage, sessionTitle and watchPaths are ignored',
       ];
     case 'UserPromptSubmit':
       return [SYSTEM_MESSAGE, 'sessionTitle and suppressOriginalPrompt are ignored'];
@@ -94,7 +107,30 @@ function degradedFor(dialect: Dialect, event: HookEventName): string[] {
       ];
     case 'Stop':
       return ['hookSpecificOutput.additionalContext on Stop is ignored', SYSTEM_MESSAGE];
+    case 'PermissionRequest':
+      return [
+        'decision.updatedInput is not honored (identity is sealed by then; rewrite at PreToolUse)',
+        'decision.updatedPermissions is not honored (nothing is remembered)',
+        'permission_suggestions is always []',
+        SYSTEM_MESSAGE,
+      ];
   }
+}
+
+/** What the handler's own fields (`args`, `if`, `onFailure`, plugin) make the bridge do. */
+function handlerFieldsHonored(handler: HookHandler): string[] {
+  const lines: string[] = [];
+  if (handler.args !== undefined)
+    lines.push(`exec form: runs ${handler.command} with ${handler.args.length} argument(s), no shell`);
+  if (handler.condition !== undefined)
+    lines.push(
+      `if ${JSON.stringify(handler.condition.rule)} is tested against the call before the hook runs`,
+    );
+  if (handler.onFailure === 'block' && handler.event !== 'Stop' && handler.event !== 'SessionStart')
+    lines.push('onFailure "block": a failed, timed-out or crashed hook counts as exit 2');
+  if (handler.plugin !== undefined)
+    lines.push(`from plugin ${handler.plugin}: CLAUDE_PLUGIN_ROOT and CLAUDE_PLUGIN_DATA are set`);
+  return lines;
 }
 
 function describeHandler(
@@ -103,7 +139,7 @@ function describeHandler(
   sessionStartTimeoutMs: number,
 ): HandlerCapability {
   const { dialect } = runtime.rules;
-  const degraded = degradedFor(dialect, handler.event);
+  const degraded = [...degradedFor(dialect, handler.event), ...handler.unhonored];
   if (handler.ignoredMatcher !== undefined)
     degraded.push(
       `matcher ${JSON.stringify(handler.ignoredMatcher)} is ignored: ${handler.event} always fires`,
@@ -113,7 +149,7 @@ function describeHandler(
       `timeout ${handler.timeoutMs} ms exceeds the agent's session-start wait of ${sessionStartTimeoutMs} ms: the first turn may start without its context`,
     );
   const first = runtime.rules.dedupeCommands
-    ? runtime.table.handlers.find((h) => h.event === handler.event && h.command === handler.command)
+    ? runtime.table.handlers.find((h) => h.event === handler.event && h.dedupeKey === handler.dedupeKey)
     : undefined;
   if (first !== undefined && first !== handler)
     degraded.push(`same command as ${first.id}: runs once per event, recorded under ${first.id}`);
@@ -121,11 +157,14 @@ function describeHandler(
     handlerId: handler.id,
     event: handler.event,
     seam: SEAM[handler.event],
-    command: handler.command,
+    command: handler.args === undefined ? handler.command : [handler.command, ...handler.args].join(' '),
     file: handler.file,
     ...(handler.matcher === undefined ? {} : { matcher: handler.matcher }),
     timeoutMs: handler.timeoutMs,
-    honored: honoredFor(dialect, handler.event, runtime.stopContinuationCap),
+    honored: [
+      ...honoredFor(dialect, handler.event, runtime.stopContinuationCap),
+      ...handlerFieldsHonored(handler),
+    ],
     degraded,
   };
 }

@@ -19,6 +19,14 @@ export function capContext(text: string): { text: string; note?: string } {
   };
 }
 
+/** Caps a deny or block reason like a context (a 1 MiB stderr must not become the model's input). */
+export function capReason(text: string): { text: string; note?: string } {
+  const capped = capContext(text);
+  return capped.note === undefined
+    ? capped
+    : { text: capped.text, note: capped.note.replace('additionalContext', 'reason') };
+}
+
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 type Draft = Mutable<Omit<HookVerdict, 'notes'>> & { notes: string[] };
 
@@ -67,6 +75,28 @@ function permission(draft: Draft, value: unknown, dialect: Dialect): void {
   draft.kind = kinds[value] ?? 'none';
 }
 
+/** PermissionRequest `hookSpecificOutput.decision` (`sdk.d.ts`): allow, or deny with a message and maybe interrupt. */
+function permissionRequestDecision(draft: Draft, raw: unknown): void {
+  if (!isRecord(raw) || (raw.behavior !== 'allow' && raw.behavior !== 'deny')) {
+    draft.notes.push(`decision ${JSON.stringify(raw)} is not { behavior: "allow" | "deny" } (ignored)`);
+    return;
+  }
+  if (raw.behavior === 'allow') {
+    draft.kind = 'allow';
+  } else {
+    draft.kind = 'block';
+    const message = stringField(raw, 'message');
+    if (message !== undefined) draft.reason = message;
+    if (raw.interrupt === true) draft.interrupt = true;
+  }
+  if (raw.updatedInput !== undefined)
+    draft.notes.push(
+      'decision.updatedInput not honored: identity is sealed by approval (rewrite at PreToolUse)',
+    );
+  if (raw.updatedPermissions !== undefined)
+    draft.notes.push('decision.updatedPermissions not honored: no permission rule is remembered');
+}
+
 /** Applies the fields of `hookSpecificOutput` when it names this event. */
 function applySpecific(draft: Draft, raw: unknown, event: HookEventName, dialect: Dialect): void {
   if (!isRecord(raw)) {
@@ -79,6 +109,8 @@ function applySpecific(draft: Draft, raw: unknown, event: HookEventName, dialect
     );
     return;
   }
+  if (event === 'PermissionRequest' && raw.decision !== undefined)
+    permissionRequestDecision(draft, raw.decision);
   if (event === 'PreToolUse' && raw.permissionDecision !== undefined) {
     permission(draft, raw.permissionDecision, dialect);
     const reason = stringField(raw, 'permissionDecisionReason');
@@ -123,6 +155,14 @@ function applyJson(
   if (json.hookSpecificOutput !== undefined) applySpecific(draft, json.hookSpecificOutput, event, dialect);
 }
 
+function withCappedReason(draft: Draft): HookVerdict {
+  if (draft.reason === undefined) return draft;
+  const capped = capReason(draft.reason);
+  draft.reason = capped.text;
+  if (capped.note) draft.notes.push(capped.note);
+  return draft;
+}
+
 function firstLine(text: string): string {
   return text.trim().split('\n')[0]?.slice(0, 200) ?? '';
 }
@@ -156,17 +196,16 @@ export function decodeHookOutput(run: HookRun, event: HookEventName, dialect: Di
     const stderr = run.stderr.trim();
     if (dialect === 'codex' && stderr === '')
       return fail(draft, 'exit 2 without a reason on stderr fails open');
-    return {
-      ...draft,
-      kind: 'block',
-      reason: (draft.kind === 'block' ? draft.reason : undefined) ?? (stderr || defaultBlockReason(event)),
-    };
+    const jsonReason = draft.kind === 'block' ? draft.reason : undefined;
+    draft.kind = 'block';
+    draft.reason = jsonReason ?? (stderr || defaultBlockReason(event));
+    return withCappedReason(draft);
   }
   if (json === 'invalid') return fail(draft, `exited with code ${run.exitCode}`);
   if (json !== undefined) {
     if (dialect === 'codex' && draft.kind === 'block' && draft.reason === undefined)
       return fail(draft, 'a Codex block needs a non-empty reason; fails open');
-    return draft;
+    return withCappedReason(draft);
   }
   if (run.exitCode !== 0) {
     const line = firstLine(run.stderr);

@@ -10,7 +10,13 @@ function handlerSchema(dialect: Dialect) {
       type: dialect === 'codex' ? z.string() : z.string().optional(),
       command: z.string().optional(),
       timeout: seconds.optional(),
-      ...(dialect === 'codex' ? { timeoutSec: seconds.optional() } : {}),
+      ...(dialect === 'codex'
+        ? { timeoutSec: seconds.optional() }
+        : {
+            args: z.array(z.string()).optional(),
+            if: z.string().optional(),
+            onFailure: z.enum(['continue', 'block']).optional(),
+          }),
       async: z.boolean().optional(),
     })
     .superRefine((handler, ctx) => {

@@ -15,6 +15,12 @@ export interface DialectRules {
   readonly missingTranscript: '' | null;
   /** Codex stamps `model`, `permission_mode` and `turn_id` on payloads. */
   readonly codexPayloadFields: boolean;
+  /** Variables naming a SessionStart hook's env file (sourced before each later Bash command). */
+  readonly envFileVariables: readonly string[];
+  /** Whether a blocked prompt keeps the blocking hooks' additional context (Codex). */
+  readonly blockKeepsContext: boolean;
+  /** Whether `transcript_path` names a Claude-format transcript the bridge writes. */
+  readonly claudeTranscript: boolean;
   /** Variables the dialect adds to every hook's environment. */
   extraEnv(context: { cwd: string }): Record<string, string>;
 }

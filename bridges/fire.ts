@@ -1,5 +1,5 @@
 import type { AgentHandle, JsonValue, SeamLogger } from '../seams/index.js';
-import { decodeHookOutput } from './codec.js';
+import { capReason, decodeHookOutput } from './codec.js';
 import type { DialectRules } from './dialect.js';
 import { buildHookEnv } from './env.js';
 import { hookInvoked, hookResult } from './events.js';
@@ -8,6 +8,7 @@ import { runHook } from './runner.js';
 import type {
   HookEventName,
   HookHandler,
+  HookRun,
   HookTable,
   HookVerdict,
   LoggedDecision,
@@ -34,6 +35,8 @@ export interface HookFiring {
   readonly event: HookEventName;
   /** Tested against matchers (tool name or session source); absent for matcher-less events. */
   readonly subject?: string;
+  /** The call's input, for `if` conditions; absent on events without a tool (where `if` never runs). */
+  readonly tool?: { readonly name: string; readonly input: JsonValue };
   readonly payload: Record<string, JsonValue>;
   readonly cwd: string;
   readonly signal: AbortSignal;
@@ -42,27 +45,43 @@ export interface HookFiring {
   readonly logger: SeamLogger;
   /** Extra note for a blocking hook's `hook/result` (e.g. a cap that overrode it). */
   readonly blockNote?: string;
+  /** Variables every hook of this firing gets. */
+  readonly env?: Readonly<Record<string, string>>;
+  /** Variables one hook of this firing gets (SessionStart's own `CLAUDE_ENV_FILE`). */
+  readonly envFor?: (handler: HookHandler, index: number) => Readonly<Record<string, string>>;
 }
 
 /** The merged outcome plus each handler's verdict, in config order. */
 export interface FiredEvent {
   readonly merged: MergedVerdict;
-  readonly results: readonly { readonly handler: HookHandler; readonly verdict: HookVerdict }[];
+  readonly results: readonly {
+    readonly handler: HookHandler;
+    readonly run: HookRun;
+    readonly verdict: HookVerdict;
+  }[];
 }
 
-/** The handlers an event runs: matching ones, identical commands once when the dialect dedupes. */
+/**
+ * The handlers an event runs: matching ones whose `if` holds, identical handlers (program, args,
+ * plugin) once when the dialect dedupes.
+ */
 export function selectHandlers(
   runtime: BridgeRuntime,
   event: HookEventName,
   subject?: string,
+  tool?: HookFiring['tool'],
+  cwd: string = process.cwd(),
 ): HookHandler[] {
   const seen = new Set<string>();
   return runtime.table.handlers.filter((handler) => {
     if (handler.event !== event) return false;
     if (subject !== undefined && !handler.matches(subject)) return false;
+    if (handler.condition !== undefined) {
+      if (tool === undefined || !handler.condition.test(tool.name, tool.input, cwd)) return false;
+    }
     if (!runtime.rules.dedupeCommands) return true;
-    if (seen.has(handler.command)) return false;
-    seen.add(handler.command);
+    if (seen.has(handler.dedupeKey)) return false;
+    seen.add(handler.dedupeKey);
     return true;
   });
 }
@@ -72,8 +91,43 @@ export function loggedDecision(event: HookEventName, verdict: HookVerdict): Logg
   if (verdict.stop) return 'stop';
   if (verdict.failure) return verdict.failure;
   if (verdict.kind === 'block')
-    return event === 'PreToolUse' ? 'deny' : event === 'Stop' ? 'continue' : 'block';
+    return event === 'PreToolUse' || event === 'PermissionRequest'
+      ? 'deny'
+      : event === 'Stop'
+        ? 'continue'
+        : 'block';
   return verdict.kind;
+}
+
+// Events whose action a failed `onFailure: 'block'` hook blocks (Stop and SessionStart have none).
+const BLOCKABLE: readonly HookEventName[] = [
+  'UserPromptSubmit',
+  'PreToolUse',
+  'PostToolUse',
+  'PermissionRequest',
+];
+
+/** `onFailure: 'block'`: a hook that failed (no decision, an error or a timeout) counts as exit 2. */
+function applyOnFailure(
+  handler: HookHandler,
+  event: HookEventName,
+  verdict: HookVerdict,
+  run: HookRun,
+): HookVerdict {
+  if (handler.onFailure !== 'block' || verdict.failure === undefined || !BLOCKABLE.includes(event))
+    return verdict;
+  const stderr = run.stderr.trim();
+  const why = verdict.failure === 'timeout' ? 'timed out' : (verdict.notes.at(-1) ?? 'failed');
+  const reason = capReason(stderr !== '' ? stderr : `${event} hook ${handler.id} ${why} (onFailure: block)`);
+  return {
+    kind: 'block',
+    reason: reason.text,
+    notes: [
+      ...verdict.notes,
+      `onFailure "block": the ${verdict.failure} counts as exit 2`,
+      ...(reason.note ? [reason.note] : []),
+    ],
+  };
 }
 
 function summarize(stderr: string, max: number): string | undefined {
@@ -101,7 +155,7 @@ export async function fireHookEvent(
   runtime: BridgeRuntime,
   firing: HookFiring,
 ): Promise<FiredEvent | undefined> {
-  const handlers = selectHandlers(runtime, firing.event, firing.subject);
+  const handlers = selectHandlers(runtime, firing.event, firing.subject, firing.tool, firing.cwd);
   if (handlers.length === 0) return undefined;
   const { rules } = runtime;
   const turn = firing.record?.turn ?? 0;
@@ -117,27 +171,44 @@ export async function fireHookEvent(
   const stdin = JSON.stringify(firing.payload) + (rules.stdinNewline ? '\n' : '');
   const env = buildHookEnv({
     base: process.env,
-    extra: rules.extraEnv({ cwd: firing.cwd }),
+    extra: { ...rules.extraEnv({ cwd: firing.cwd }), ...(firing.env ?? {}) },
     scrubCredentials: runtime.scrubCredentials,
   });
+  const envFor = (handler: HookHandler, index: number): NodeJS.ProcessEnv => {
+    const own = { ...handler.env, ...(firing.envFor?.(handler, index) ?? {}) };
+    return Object.keys(own).length === 0 ? env : { ...env, ...own };
+  };
+  // Exec-form arguments never meet a shell, so `${VAR}` of the hook's own variables is expanded here.
+  const argsFor = (handler: HookHandler, hookEnv: NodeJS.ProcessEnv): readonly string[] | undefined =>
+    handler.args?.map((arg) =>
+      arg.replace(/\$\{(CLAUDE_[A-Z_]+)\}/g, (whole, name: string) => hookEnv[name] ?? whole),
+    );
   const runs = await Promise.all(
-    handlers.map((handler) =>
-      runHook({
+    handlers.map((handler, index) => {
+      const hookEnv = envFor(handler, index);
+      const args = argsFor(handler, hookEnv);
+      return runHook({
         command: handler.command,
+        ...(args === undefined ? {} : { args }),
         cwd: firing.cwd,
-        env,
+        env: hookEnv,
         stdin,
         timeoutMs: handler.timeoutMs,
         signal: firing.signal,
         maxOutputBytes: runtime.maxOutputBytes,
         killGraceMs: runtime.killGraceMs,
-      }),
-    ),
+      });
+    }),
   );
   const results = handlers.map((handler, i) => ({
     handler,
     run: runs[i]!,
-    verdict: decodeHookOutput(runs[i]!, firing.event, rules.dialect),
+    verdict: applyOnFailure(
+      handler,
+      firing.event,
+      decodeHookOutput(runs[i]!, firing.event, rules.dialect),
+      runs[i]!,
+    ),
   }));
   const merged = mergeVerdicts(results.map((result) => result.verdict));
   // A cancelled seam's decision is ignored by the machine; its results would land after the turn moved on.

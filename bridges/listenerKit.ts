@@ -1,7 +1,9 @@
 import type { AgentHandle, Seams } from '../seams/index.js';
+import { EnvFileStore } from './envFiles.js';
 import type { BridgeRuntime } from './fire.js';
 import type { PayloadScope } from './payload.js';
 import { agentCwd } from './payload.js';
+import { ClaudeTranscripts } from './transcript.js';
 import { TurnStates } from './turnState.js';
 
 /** What every seam listener of one applied bridge shares. */
@@ -9,19 +11,36 @@ export interface ListenerKit {
   readonly runtime: BridgeRuntime;
   readonly seams: Seams;
   readonly states: TurnStates;
+  readonly envFiles: EnvFileStore;
+  /** Claude-format transcripts (Claude dialect only). */
+  readonly transcripts?: ClaudeTranscripts;
 }
 
 /** Creates the shared state of one `apply()`. */
 export function createListenerKit(runtime: BridgeRuntime, seams: Seams): ListenerKit {
-  return { runtime, seams, states: new TurnStates() };
+  return {
+    runtime,
+    seams,
+    states: new TurnStates(),
+    envFiles: new EnvFileStore(runtime.rules.envFileVariables),
+    ...(runtime.rules.claudeTranscript
+      ? { transcripts: new ClaudeTranscripts(runtime.transcriptPath, runtime.model || 'seamchart') }
+      : {}),
+  };
 }
 
 /** Session, cwd, transcript and model of a payload. */
 export function payloadScope(kit: ListenerKit, agent: AgentHandle | undefined, turn?: number): PayloadScope {
+  const cwd = agentCwd(agent);
+  // Claude: a transcript the scripts can read, written up to this moment before the hook starts.
+  const transcriptPath =
+    kit.transcripts !== undefined && agent !== undefined
+      ? kit.transcripts.sync(agent, cwd)
+      : kit.runtime.transcriptPath;
   return {
     sessionId: agent?.id ?? '',
-    cwd: agentCwd(agent),
-    transcriptPath: kit.runtime.transcriptPath,
+    cwd,
+    transcriptPath,
     model: kit.runtime.model,
     ...(turn === undefined ? {} : { turn }),
   };

@@ -1,5 +1,7 @@
 import { readFile } from 'node:fs/promises';
+import { homedir } from 'node:os';
 import path from 'node:path';
+import { type ConditionDirs, ConditionSyntaxError, compileCondition } from './condition.js';
 import { describeFirstIssue, describeValue, type HandlerEntry, hooksFileSchema } from './configSchema.js';
 import { HookConfigError } from './errors.js';
 import { compileMatcher, MatcherSyntaxError } from './matcher.js';
@@ -15,12 +17,35 @@ import {
 /** One hooks config: a file path, or an already-parsed object. */
 export type HookSource = string | Record<string, unknown>;
 
+/** A config that brings its own placeholders and environment (a plugin's hooks file). */
+export interface ScopedHookSource {
+  readonly source: HookSource;
+  /** Added to (and winning over) the table-wide substitutions. */
+  readonly substitutions: Readonly<Record<string, string>>;
+  /** Variables the handlers of this source get. */
+  readonly env: Readonly<Record<string, string>>;
+  readonly plugin?: string;
+}
+
 /** Dialect-specific loading choices. */
 export interface LoadHookTableOptions {
   readonly dialect: Dialect;
   /** Placeholder → value, substituted into every command (Claude `${CLAUDE_PROJECT_DIR}`…). */
   readonly substitutions?: Readonly<Record<string, string>>;
+  /** Placeholders that must be resolved: one left in a command or argument is a load error. */
+  readonly requiredPlaceholders?: readonly string[];
+  /** Where `if` path rules are anchored (Claude). */
+  readonly conditionDirs?: ConditionDirs;
 }
+
+// Handler fields each dialect acts on; anything else is reported as not honored.
+const KNOWN_FIELDS: Record<Dialect, readonly string[]> = {
+  'claude-code': ['type', 'command', 'args', 'if', 'onFailure', 'timeout', 'async'],
+  codex: ['type', 'command', 'timeout', 'timeoutSec', 'async'],
+};
+// Known fields that only change what a person sees, never what the hook does.
+const DISPLAY_FIELDS = ['statusMessage'];
+const GROUP_FIELDS = ['matcher', 'hooks'];
 
 const DEFAULT_TIMEOUT_S = 600;
 // UserPromptSubmit holds the user's prompt, so it gets a shorter default.
@@ -63,6 +88,32 @@ function substitute(command: string, substitutions: Readonly<Record<string, stri
   return result;
 }
 
+function isScoped(source: HookSource | ScopedHookSource): source is ScopedHookSource {
+  return typeof source === 'object' && 'source' in source && 'env' in source && 'substitutions' in source;
+}
+
+/** What the bridge does not act on in one entry and its group, one line each. */
+function unhonoredFields(
+  dialect: Dialect,
+  entry: Record<string, unknown>,
+  group: Record<string, unknown>,
+): string[] {
+  const lines: string[] = [];
+  for (const key of Object.keys(entry)) {
+    if (KNOWN_FIELDS[dialect].includes(key)) continue;
+    if (DISPLAY_FIELDS.includes(key)) lines.push(`${key} is not shown (display only)`);
+    else if (key === 'once') lines.push('once is not honored: the hook runs on every matching event');
+    else if (key === 'shell' && entry.shell === 'bash')
+      lines.push('shell "bash": the command runs with sh -c');
+    else lines.push(`field "${key}" is not known to the ${dialect} bridge and is ignored`);
+  }
+  for (const key of Object.keys(group)) {
+    if (!GROUP_FIELDS.includes(key))
+      lines.push(`group field "${key}" is not known to the ${dialect} bridge and is ignored`);
+  }
+  return lines;
+}
+
 function timeoutSeconds(entry: HandlerEntry, event: string): number {
   const explicit = entry.timeout ?? (entry as { timeoutSec?: number }).timeoutSec;
   return explicit ?? (event === 'UserPromptSubmit' ? PROMPT_TIMEOUT_S : DEFAULT_TIMEOUT_S);
@@ -75,7 +126,7 @@ function timeoutSeconds(entry: HandlerEntry, event: string): number {
  * @param options dialect and placeholder substitutions
  */
 export async function loadHookTable(
-  sources: readonly HookSource[],
+  sources: readonly (HookSource | ScopedHookSource)[],
   options: LoadHookTableOptions,
 ): Promise<HookTable> {
   const { dialect } = options;
@@ -85,8 +136,10 @@ export async function loadHookTable(
   const unsupportedEvents: { event: string; file: string }[] = [];
   const groupCounters = new Map<string, number>();
 
-  for (const source of sources) {
-    const { file, raw } = await readSource(source);
+  for (const given of sources) {
+    const scoped: ScopedHookSource = isScoped(given) ? given : { source: given, substitutions: {}, env: {} };
+    const { file, raw } = await readSource(scoped.source);
+    const substitutions = { ...(options.substitutions ?? {}), ...scoped.substitutions };
     if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
       throw new HookConfigError(
         'HOOK_CONFIG_INVALID',
@@ -122,18 +175,23 @@ export async function loadHookTable(
           const type = entry.type ?? 'command';
           if (type !== 'command') {
             skipped.push({ id, event, file, reason: `handler type "${type}" is not supported` });
-          } else if (entry.async === true) {
+          } else if (entry.async === true || (entry as { asyncRewake?: unknown }).asyncRewake === true) {
             skipped.push({ id, event, file, reason: 'async hooks are not supported' });
           } else {
-            const handler = createHandler(
+            const at = `hooks.${event}[${localGroup}].hooks[${index}]`;
+            const handler = createHandler({
               id,
               event,
               matcher,
               matches,
               entry,
               file,
-              options.substitutions ?? {},
-            );
+              at,
+              substitutions,
+              scoped,
+              options,
+              unhonored: unhonoredFields(dialect, entry, group),
+            });
             const ignored = MATCHERLESS.includes(event) ? group.matcher : undefined;
             handlers.push(
               ignored === undefined || ignored === '' || ignored === '*'
@@ -148,22 +206,78 @@ export async function loadHookTable(
   return Object.freeze({ dialect, handlers, skipped, unsupportedEvents });
 }
 
-function createHandler(
-  id: string,
-  event: HookEventName,
-  matcher: string | undefined,
-  matches: (subject: string) => boolean,
-  entry: HandlerEntry,
-  file: string,
-  substitutions: Readonly<Record<string, string>>,
-): HookHandler {
+interface HandlerParts {
+  readonly id: string;
+  readonly event: HookEventName;
+  readonly matcher: string | undefined;
+  readonly matches: (subject: string) => boolean;
+  readonly entry: HandlerEntry;
+  readonly file: string;
+  /** The entry's JSON path, for load errors. */
+  readonly at: string;
+  readonly substitutions: Readonly<Record<string, string>>;
+  readonly scoped: ScopedHookSource;
+  readonly options: LoadHookTableOptions;
+  readonly unhonored: string[];
+}
+
+function resolvePlaceholders(parts: HandlerParts, text: string, at: string): string {
+  const value = substitute(text, parts.substitutions);
+  for (const placeholder of parts.options.requiredPlaceholders ?? []) {
+    if (value.includes(placeholder))
+      throw new HookConfigError(
+        'HOOK_CONFIG_INVALID',
+        parts.file,
+        at,
+        `uses ${placeholder}, which is not set here (load the folder as a plugin, or pass the option that sets it)`,
+      );
+  }
+  return value;
+}
+
+function compileIf(parts: HandlerParts, rule: string) {
+  const dirs = parts.options.conditionDirs ?? { home: homedir() };
+  try {
+    return compileCondition(rule, dirs);
+  } catch (error) {
+    if (!(error instanceof ConditionSyntaxError)) throw error;
+    throw new HookConfigError('HOOK_CONFIG_INVALID', parts.file, `${parts.at}.if`, error.message, error);
+  }
+}
+
+function createHandler(parts: HandlerParts): HookHandler {
+  const { entry, event, matcher, scoped } = parts;
+  const claude = entry as { args?: string[]; if?: string; onFailure?: 'continue' | 'block' };
+  const command = resolvePlaceholders(parts, entry.command as string, `${parts.at}.command`);
+  const args = claude.args?.map((arg, i) => resolvePlaceholders(parts, arg, `${parts.at}.args[${i}]`));
+  const unhonored = [...parts.unhonored];
+  let condition: HookHandler['condition'];
+  if (claude.if !== undefined) {
+    condition = compileIf(parts, claude.if);
+    if (!TOOL_EVENTS.includes(event))
+      unhonored.push(
+        `if ${JSON.stringify(claude.if)} on ${event} (an event without a tool): the hook never runs`,
+      );
+  }
+  if (claude.onFailure === 'block' && (event === 'Stop' || event === 'SessionStart'))
+    unhonored.push(`onFailure "block" is ignored on ${event} (there is nothing to block)`);
   return Object.freeze({
-    id,
+    id: parts.id,
     event,
     ...(matcher === undefined || matcher === '' || matcher === '*' ? {} : { matcher }),
-    matches,
-    command: substitute(entry.command as string, substitutions),
+    matches: parts.matches,
+    command,
+    ...(args === undefined ? {} : { args: Object.freeze(args) }),
+    dedupeKey: JSON.stringify([command, args ?? null, scoped.plugin ?? null]),
+    ...(condition === undefined ? {} : { condition }),
+    onFailure: claude.onFailure ?? 'continue',
     timeoutMs: Math.round(timeoutSeconds(entry, event) * 1000),
-    file,
+    file: parts.file,
+    env: scoped.env,
+    ...(scoped.plugin === undefined ? {} : { plugin: scoped.plugin }),
+    unhonored: Object.freeze(unhonored),
   });
 }
+
+// Events whose payload names a tool, so an `if` rule has something to test.
+const TOOL_EVENTS: readonly HookEventName[] = ['PreToolUse', 'PostToolUse', 'PermissionRequest'];

@@ -7,11 +7,13 @@ import type { HookBridgeOptions } from './options.js';
 export interface HookPluginFiles {
   readonly claudeSettings: readonly string[];
   readonly codexHooks: readonly string[];
+  /** Claude Code plugin folders (`--claude-plugin DIR`). */
+  readonly claudePlugins?: readonly string[];
 }
 
 /**
  * Loads every hooks config the CLI was given: one Claude Code bridge for all `--claude-settings`
- * files, one Codex bridge for all `--codex-hooks` files (none for an empty list). A malformed file
+ * files and `--claude-plugin` folders, one Codex bridge for all `--codex-hooks` files (none for an empty list). A malformed file
  * rejects with `HookConfigError`, whose message names the file and the JSON path.
  * @param files the settings and hooks.json paths, in command-line order
  * @param options shared bridge options (credential scrub, Stop cap, transcript path…)
@@ -24,8 +26,9 @@ export async function loadHookPlugins(
   options: HookBridgeOptions = {},
 ): Promise<HookBridge[]> {
   const bridges: HookBridge[] = [];
-  if (files.claudeSettings.length > 0)
-    bridges.push(await claudeCodeHooks({ ...options, settingsFiles: files.claudeSettings }));
+  const plugins = files.claudePlugins ?? [];
+  if (files.claudeSettings.length > 0 || plugins.length > 0)
+    bridges.push(await claudeCodeHooks({ ...options, settingsFiles: files.claudeSettings, plugins }));
   if (files.codexHooks.length > 0)
     bridges.push(await codexHooks({ ...options, configFiles: files.codexHooks }));
   return bridges;

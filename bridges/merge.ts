@@ -26,5 +26,6 @@ export function mergeVerdicts(verdicts: readonly HookVerdict[]): MergedVerdict {
       verdict.systemMessage === undefined ? [] : [verdict.systemMessage],
     ),
     ...(replacement ? { updatedToolOutput: replacement.updatedToolOutput as JsonValue } : {}),
+    ...(verdicts.some((verdict) => verdict.interrupt === true) ? { interrupt: true } : {}),
   };
 }

@@ -27,8 +27,15 @@ export function createPromptSubmitListener(kit: ListenerKit): Listener<'agent/pr
     });
     if (fired === undefined) return next();
     const { merged } = fired;
-    if (merged.stop) return { kind: 'block', reason: merged.stop.reason ?? `stopped by ${event} hook` };
-    if (merged.kind === 'block') return { kind: 'block', reason: merged.reason ?? defaultBlockReason(event) };
+    // Codex keeps the hooks' context on a block (for the next turn); Claude drops it with the prompt.
+    const kept = runtime.rules.blockKeepsContext
+      ? hookContexts(runtime.rules.dialect, event, merged.contexts)
+      : [];
+    const contexts = kept.length === 0 ? {} : { additionalContexts: kept };
+    if (merged.stop)
+      return { kind: 'block', reason: merged.stop.reason ?? `stopped by ${event} hook`, ...contexts };
+    if (merged.kind === 'block')
+      return { kind: 'block', reason: merged.reason ?? defaultBlockReason(event), ...contexts };
     const downstream = await next();
     if (downstream.kind !== 'allow') return downstream;
     return prependContexts(downstream, hookContexts(runtime.rules.dialect, event, merged.contexts));

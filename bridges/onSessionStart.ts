@@ -3,19 +3,40 @@ import { hookSource } from './contexts.js';
 import { fireHookEvent } from './fire.js';
 import { type ListenerKit, payloadScope } from './listenerKit.js';
 import { buildPayload } from './payload.js';
-import { HookEvent } from './types.js';
+import { HookEvent, type HookHandler, type HookRun, type HookVerdict } from './types.js';
 
 const event = HookEvent.sessionStart;
 
+/** The `agent/error` text of a failed SessionStart hook: handler, command, exit code, stderr summary. */
+function describeFailure(
+  handler: HookHandler,
+  run: HookRun,
+  verdict: HookVerdict,
+  summaryChars: number,
+): string {
+  const command = handler.args === undefined ? handler.command : [handler.command, ...handler.args].join(' ');
+  const stderr = run.stderr.trim();
+  const summary = stderr.length > summaryChars ? `${stderr.slice(0, summaryChars)}…` : stderr;
+  let what: string;
+  if (verdict.failure === 'timeout') what = `timed out after ${handler.timeoutMs} ms`;
+  else if (run.outcome === 'spawn-error') what = `could not be started (${verdict.notes.join('; ')})`;
+  else if (run.exitCode === null) what = 'was killed by a signal';
+  else what = `exited with code ${run.exitCode}`;
+  return `SessionStart hook ${handler.id} (${command}) ${what}${summary ? `: ${summary}` : ''}`;
+}
+
 /**
  * `SessionStart` on the awaited `agent/session-start`: contexts are injected before the first turn.
- * No turn is open, so nothing is logged as `hook/*`; a failed or timed-out hook becomes `agent/error`.
+ * Each hook gets its own fresh `CLAUDE_ENV_FILE`; the files are handed, in config order, to the
+ * agent's tools (`exec.env`), whose shell sources them before each command. No turn is open, so
+ * nothing is logged as `hook/*`; a hook that fails, times out or cannot be found becomes `agent/error`.
  * @param kit the applied bridge's shared state
  */
 export function createSessionStartListener(kit: ListenerKit): Listener<'agent/session-start'> {
   const { runtime } = kit;
   return async (ctx) => {
     const scope = payloadScope(kit, ctx.agent);
+    const envFiles = kit.envFiles.forSession(ctx.agent);
     const fired = await fireHookEvent(runtime, {
       event,
       subject: ctx.source,
@@ -23,16 +44,19 @@ export function createSessionStartListener(kit: ListenerKit): Listener<'agent/se
       cwd: scope.cwd,
       signal: ctx.signal,
       logger: kit.seams.logger,
+      envFor: (handler) => envFiles.variablesFor(handler),
     });
     if (fired === undefined || ctx.signal.aborted) return;
-    for (const { handler, verdict } of fired.results) {
-      if (verdict.failure === undefined) continue;
+    for (const { handler, run, verdict } of fired.results) {
+      envFiles.hand(handler);
+      // Exit 2 blocks nothing at session start: like any failure, the user is told.
+      if (verdict.failure === undefined && verdict.kind !== 'block') continue;
       kit.seams.notify(
         Seam.error,
         {
           agentId: ctx.agent.id,
           error: {
-            message: `${handler.id} (${handler.command}): ${verdict.notes.join('; ') || verdict.failure}`,
+            message: describeFailure(handler, run, verdict, runtime.stderrSummaryChars),
             code: verdict.failure === 'timeout' ? 'HOOK_TIMEOUT' : 'HOOK_FAILED',
           },
           origin: runtime.rules.pluginName,

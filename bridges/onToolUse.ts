@@ -23,6 +23,7 @@ function fireToolEvent(
   return fireHookEvent(kit.runtime, {
     event,
     subject: exec.name,
+    tool: { name: exec.name, input: exec.arguments },
     payload: buildPayload(kit.runtime.rules, event, scope, {
       tool_name: exec.name,
       tool_input: exec.arguments,

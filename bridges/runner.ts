@@ -3,7 +3,10 @@ import type { HookRun } from './types.js';
 
 /** What `runHook` needs to start one hook command. */
 export interface RunHookOptions {
+  /** A shell command (`sh -c`), or the program when `args` is given. */
   readonly command: string;
+  /** Exec form: the program's arguments; the program runs without a shell. */
+  readonly args?: readonly string[];
   readonly cwd: string;
   readonly env: NodeJS.ProcessEnv;
   /** Written to stdin, then stdin is closed. */
@@ -18,8 +21,8 @@ export interface RunHookOptions {
 }
 
 /**
- * Runs one hook command with `sh -c` in its own process group, feeding `stdin` and capturing
- * output. The run settles when the hook's own process exits (plus a short drain), and then kills
+ * Runs one hook command with `sh -c` (in exec form: the program with its `args`) in its own
+ * process group, feeding `stdin` and capturing output. The run settles when the hook's own process exits (plus a short drain), and then kills
  * what it left behind; a timeout or an abort kills the whole tree (SIGTERM, then SIGKILL after a
  * grace). See `runProcess` for the spawn, settle and kill rules.
  * Never rejects: failures to start become `outcome: 'spawn-error'`.
@@ -29,8 +32,9 @@ export interface RunHookOptions {
  */
 export async function runHook(options: RunHookOptions): Promise<HookRun> {
   const run = await runProcess({
-    file: 'sh',
-    args: ['-c', options.command],
+    // Exec form: the program with its own argv, no shell in between.
+    file: options.args ? options.command : 'sh',
+    args: options.args ? [...options.args] : ['-c', options.command],
     cwd: options.cwd,
     env: options.env,
     stdin: options.stdin,

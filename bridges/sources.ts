@@ -23,17 +23,20 @@ function checkSource(factory: string, source: unknown): HookSource {
  * @param first the first argument as given
  * @param second the second argument as given
  * @param filesKey `settingsFiles` (Claude) or `configFiles` (Codex)
+ * @param optionKeys other keys that mark the options form
  */
 export function splitSourceArgument(
   factory: string,
   first: unknown,
   second: unknown,
   filesKey: string,
+  /** Other keys that mark the options form (`plugins`). */
+  optionKeys: readonly string[] = [],
 ): { sources: HookSource[]; options: Record<string, unknown> } {
   if (second !== undefined && !isPlainObject(second)) {
     throw new TypeError(`Expected the options of ${factory}() to be an object, got ${describeValue(second)}`);
   }
-  const optionsForm = isPlainObject(first) && filesKey in first;
+  const optionsForm = isPlainObject(first) && [filesKey, ...optionKeys].some((key) => key in first);
   const options = { ...(optionsForm ? first : {}), ...(second ?? {}) };
   const files = options[filesKey];
   if (files !== undefined && (!Array.isArray(files) || files.some((f) => typeof f !== 'string' || f === '')))

@@ -10,6 +10,7 @@ export const HookEvent = {
   preToolUse: 'PreToolUse',
   postToolUse: 'PostToolUse',
   stop: 'Stop',
+  permissionRequest: 'PermissionRequest',
 } as const;
 export type HookEventName = (typeof HookEvent)[keyof typeof HookEvent];
 
@@ -30,11 +31,33 @@ export interface HookHandler {
   readonly matches: (subject: string) => boolean;
   /** A matcher written on an event that ignores matchers (reported, not applied). */
   readonly ignoredMatcher?: string;
-  /** The command after placeholder substitution. */
+  /** The command after placeholder substitution (the program, in exec form). */
   readonly command: string;
+  /** Exec form: the program's argv, run without a shell (placeholders substituted per element). */
+  readonly args?: readonly string[];
+  /** Handlers with the same key are identical (program, args and plugin): Claude runs them once. */
+  readonly dedupeKey: string;
+  /** The `if` condition (permission-rule syntax), tested against the call before the hook runs. */
+  readonly condition?: HookCondition;
+  /** `'block'`: a failed, timed-out or crashed hook counts as exit 2. */
+  readonly onFailure: 'continue' | 'block';
   readonly timeoutMs: number;
   /** The file the handler came from, or `'<inline>'`. */
   readonly file: string;
+  /** Variables only this handler gets (a plugin's `CLAUDE_PLUGIN_ROOT` and `CLAUDE_PLUGIN_DATA`). */
+  readonly env: Readonly<Record<string, string>>;
+  /** The plugin the handler came from, when it came from one. */
+  readonly plugin?: string;
+  /** Fields of the entry (or its group) the bridge does not act on, with what happens to each. */
+  readonly unhonored: readonly string[];
+}
+
+/** A compiled `if` condition. */
+export interface HookCondition {
+  /** The rule as written (`Bash(git commit *)`). */
+  readonly rule: string;
+  /** Whether the hook runs for this call; calls the rule cannot judge run it (fail toward enforcement). */
+  readonly test: (toolName: string, toolInput: unknown, cwd: string) => boolean;
 }
 
 /** A config entry that will not run, and why. */
@@ -82,6 +105,8 @@ export interface HookVerdict {
   readonly systemMessage?: string;
   /** Claude `updatedToolOutput` on PostToolUse. */
   readonly updatedToolOutput?: JsonValue;
+  /** PermissionRequest `decision.interrupt: true`: the turn stops after this step. */
+  readonly interrupt?: boolean;
   readonly notes: readonly string[];
 }
 
@@ -94,6 +119,8 @@ export interface MergedVerdict {
   readonly stop?: { readonly reason?: string };
   readonly systemMessages: readonly string[];
   readonly updatedToolOutput?: JsonValue;
+  /** Some hook asked to interrupt (PermissionRequest). */
+  readonly interrupt?: boolean;
 }
 
 /** The `decision` field of `hook/result`. */

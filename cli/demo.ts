@@ -52,12 +52,12 @@ const script = scriptedModel([
     text: 'I will save a note, then clean up.',
     chunkDelayMs: 40,
     toolCalls: [
-      { id: 'c1', name: 'Write', arguments: { path: 'notes.txt', content: 'hello from seamchart' } },
+      { id: 'c1', name: 'Write', arguments: { file_path: 'notes.txt', content: 'hello from seamchart' } },
       { id: 'c2', name: 'Bash', arguments: { command: 'rm -rf ./*' } },
     ],
   },
   { text: 'Saved notes.txt. The cleanup was refused by a hook.', chunkDelayMs: 40 },
-  { toolCalls: [{ id: 'c3', name: 'Read', arguments: { path: 'notes.txt' } }] },
+  { toolCalls: [{ id: 'c3', name: 'Read', arguments: { file_path: 'notes.txt' } }] },
   { text: 'notes.txt says "hello from seamchart"; that is the file I changed.', chunkDelayMs: 40 },
 ]);
 

@@ -13,6 +13,7 @@ export interface AgentFlags {
   modelName?: string;
   apiKeyEnv?: string;
   claudeSettings?: string[];
+  claudePlugin?: string[];
   codexHooks?: string[];
   tools: 'demo' | 'none';
   cwd?: string;
@@ -35,6 +36,11 @@ export function addAgentFlags(command: Command): Command {
     .option(
       '--claude-settings <file>',
       'a Claude Code settings.json whose hooks run (repeatable)',
+      repeatable,
+    )
+    .option(
+      '--claude-plugin <dir>',
+      'a Claude Code plugin folder (.claude-plugin/plugin.json, hooks/hooks.json) whose hooks run (repeatable)',
       repeatable,
     )
     .option('--codex-hooks <file>', 'a Codex hooks.json whose hooks run (repeatable)', repeatable)
@@ -117,7 +123,11 @@ export async function loadBridges(
 ): Promise<HookBridge[]> {
   try {
     return await loadHookPlugins(
-      { claudeSettings: flags.claudeSettings ?? [], codexHooks: flags.codexHooks ?? [] },
+      {
+        claudeSettings: flags.claudeSettings ?? [],
+        codexHooks: flags.codexHooks ?? [],
+        claudePlugins: flags.claudePlugin ?? [],
+      },
       transcriptPath === undefined ? {} : { transcriptPath: path.resolve(transcriptPath) },
     );
   } catch (error) {

@@ -85,7 +85,7 @@ export const agentMachine = agentSetup.createMachine({
       states: {
         claiming: {
           // The only way into a turn: exactly one item, the head of the queue.
-          entry: ['claimHead', 'notifyDequeue'],
+          entry: ['openTurnScope', 'claimHead', 'notifyDequeue'],
           always: 'inTurn',
         },
         inTurn: {

@@ -9,6 +9,7 @@ export {
 } from './agent/createAgent.js';
 export { createAgentLogic } from './agent/logic.js';
 export { agentMachine, graphEvents as agentGraphEvents } from './agent.js';
+export { type LiveHandles, liveHandlesOf } from './runtime/liveHandles.js';
 export { type RunScope, ScopeTable } from './runtime/scopeTable.js';
 export type { ToolMachineServices, TurnMachineServices } from './runtime/services.js';
 export { createToolBatchLogic } from './toolBatch/logic.js';

@@ -21,10 +21,14 @@ const reviewInput = ({ context }: { context: ToolCallContext }): PostExecuteInpu
  */
 export const toolCallMachine = toolCallSetup.createMachine({
   id: 'toolCall',
-  context: ({ input }) => ({
-    scopeKey: input.scopeKey,
-    callKey: input.callKey,
-    batched: input.batched,
+  // Keys are unique per actor system: a call that opens itself keys its handles by its session id.
+  context: ({ input, self }) => ({
+    scopeKey: input.scopeKey ?? `${self.sessionId}:scope`,
+    callKey: input.callKey ?? `${input.scopeKey ?? `${self.sessionId}:scope`}/${self.sessionId}`,
+    request: input.callKey === undefined ? (input.call ?? null) : null,
+    ownsCall: input.callKey === undefined,
+    ownsScope: input.callKey === undefined && input.scopeKey === undefined,
+    batched: input.batched ?? false,
     turn: input.turn ?? null,
     step: input.step ?? null,
     callId: '',
@@ -47,6 +51,8 @@ export const toolCallMachine = toolCallSetup.createMachine({
     bodyContexts: [],
     postContexts: [],
   }),
+  // A call without a `callKey` opens its own handles (and, without a `scopeKey`, its own scope).
+  entry: 'openCall',
   // The call's signal (aborted by ABORT or by the run's signal) comes back as ABORT.
   invoke: {
     id: 'abortWatch',
@@ -312,7 +318,7 @@ export const toolCallMachine = toolCallSetup.createMachine({
       entry: 'notifyResult',
       always: 'done',
     },
-    done: { type: 'final' },
+    done: { type: 'final', entry: 'closeCall' },
   },
   output: ({ context }) => ({ callId: context.callId, result: context.result! }),
 });

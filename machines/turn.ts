@@ -1,5 +1,6 @@
 import { Seam } from '../seams/names.js';
 import {
+  blockContexts,
   blockReason,
   defaultContinuation,
   defaultPromptDecision,
@@ -125,7 +126,13 @@ export const turnMachine = turnSetup.createMachine({
                 guard: 'promptBlocked',
                 target: '#turn.closing',
                 actions: [
-                  { type: 'recordBlocked', params: ({ event }) => ({ reason: blockReason(event.output) }) },
+                  {
+                    type: 'recordBlocked',
+                    params: ({ event }) => ({
+                      reason: blockReason(event.output),
+                      contexts: blockContexts(event.output),
+                    }),
+                  },
                   { type: 'recordRejected', params: ({ event }) => ({ reason: blockReason(event.output) }) },
                 ],
               },

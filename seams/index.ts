@@ -1,3 +1,4 @@
+export { createAgentEnvironment, toolEnvironmentOf } from './environment.js';
 export { SeamAbortError, SeamListenerError, type SeamListenerErrorCode } from './errors.js';
 export {
   isSeamName,

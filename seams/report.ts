@@ -4,9 +4,12 @@ import type { ReportFailure } from './listener-entry.js';
 import type { SeamLogger } from './types.js';
 
 /** The logger used when `createSeams()` gets none: failures must never vanish silently. */
+// Without details, only the message is printed (never a trailing `undefined`).
 export const consoleLogger: SeamLogger = {
-  error: (message, details) => console.error(message, details),
-  warn: (message, details) => console.warn(message, details),
+  error: (message, details) =>
+    details === undefined ? console.error(message) : console.error(message, details),
+  warn: (message, details) =>
+    details === undefined ? console.warn(message) : console.warn(message, details),
 };
 
 /**

@@ -60,7 +60,8 @@ export const PromptDecisionSchema = z.discriminatedUnion('kind', [
     content: z.array(ContentBlockSchema).optional(),
     additionalContexts: contexts,
   }),
-  z.object({ kind: z.literal('block'), reason: z.string() }),
+  // A block's own contexts are recorded in the rejected turn (so the next request sees them).
+  z.object({ kind: z.literal('block'), reason: z.string(), additionalContexts: contexts }),
 ]);
 export type PromptDecision = z.infer<typeof PromptDecisionSchema>;
 

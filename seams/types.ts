@@ -62,11 +62,28 @@ export interface DeliveryOptions {
   meta?: JsonValue;
 }
 
+/** What an agent hands its tools about their environment (`exec.env`); read-only for tools. */
+export interface ToolEnvironment {
+  /**
+   * Shell scripts a shell tool sources before each command, in order (Claude Code's
+   * `CLAUDE_ENV_FILE`: `export PATH=…` lines written by SessionStart hooks).
+   */
+  readonly shellEnvFiles: readonly string[];
+}
+
+/** The agent-scoped environment channel: plugins add to it, tools read it through `exec.env`. */
+export interface AgentEnvironment extends ToolEnvironment {
+  /** Adds a shell env file (sourced by shell tools before each later command); duplicates are ignored. */
+  addShellEnvFile(file: string): void;
+}
+
 /** The agent handle every seam context carries (`ctx.agent`). */
 export interface AgentHandle {
   readonly id: string;
   readonly status: AgentStatus;
   readonly log: AgentLogView;
+  /** The environment channel to this agent's tools (absent on handles that do not offer one). */
+  readonly env?: AgentEnvironment;
   followup(content: string | ContentBlock[], options?: DeliveryOptions): string;
   queue(content: string | ContentBlock[], options?: DeliveryOptions): string;
   steer(content: string | ContentBlock[], options?: DeliveryOptions): string;
@@ -91,6 +108,8 @@ export interface ToolExecution {
   readonly original?: JsonObject;
   /** Who rewrote the input, in order; present exactly when `original` is. */
   readonly rewrites?: readonly RewriteRecord[];
+  /** The agent's environment for tools (live, read-only); absent for agent-less calls. */
+  readonly env?: ToolEnvironment;
 }
 
 /** One rewrite a `tools/prepare` fold applied: who, why, and the whole input it produced. */

@@ -46,6 +46,8 @@ export interface RunPathServices<TLog = undefined> {
   readonly beforeStep?: (event: EventObject, index: number) => void | Promise<void>;
   /** The event actually sent for a step (e.g. a fresh item id per delivery, so a ledger can pair them). */
   readonly prepareEvent?: (event: EventObject, index: number) => EventObject;
+  /** Runs after the actor is created and before it starts: open live handles in its system (`liveHandlesOf`). */
+  readonly prepare?: (actor: Actor<AnyStateMachine>) => void;
   /**
    * A stand-in parent: the machine runs as its child, so what it sends its parent (`_parent.send`)
    * arrives there. It shares the machine's clock and inspection.
@@ -146,6 +148,7 @@ export async function runPath<TLog = undefined>(
     ...(services.input === undefined ? {} : { input: services.input }),
   }) as Actor<AnyStateMachine>;
   actor.subscribe({ error: (error) => errors.push(error) });
+  services.prepare?.(actor);
   actor.start();
   visit(actor.getSnapshot().value);
 

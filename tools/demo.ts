@@ -1,9 +1,12 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
+import picomatch from 'picomatch';
+import { glob } from 'tinyglobby';
 import { z } from 'zod';
 import { defineTool } from './defineTool.js';
 import { MAX_EDIT_BYTES, openConfined, readCapped, rewrite } from './demoFiles.js';
 import { runShell } from './demoShell.js';
+import { withEnvFiles } from './envFiles.js';
 import type { ToolDefinition } from './types.js';
 
 export interface DemoToolsOptions {
@@ -14,9 +17,13 @@ export interface DemoToolsOptions {
 }
 
 /**
- * The demo toolset: Bash, Read, Write, Edit. Read runs in parallel; Bash, Write and Edit are exclusive.
+ * The demo toolset, with Claude Code's tool names and input fields (`file_path`, `old_string`, …):
+ * Bash, Read, Write, Edit, Glob, Grep. Read, Glob and Grep run in parallel; Bash, Write and Edit are
+ * exclusive. Bash sources the agent's shell env files (`exec.env`, written by SessionStart hooks
+ * through `CLAUDE_ENV_FILE`) before each command.
  *
- * What is confined: the paths Read, Write and Edit are given. A path resolving outside `root`
+ * What is confined: the paths Read, Write, Edit, Glob and Grep are given (Glob and Grep do not
+ * follow symbolic links, and Grep reads each file as Read does). A path resolving outside `root`
  * (also through a symlinked directory), a final symlink that does not resolve inside `root`, a
  * file with more than one hard link, and anything that is not a regular file (FIFO, device,
  * socket, directory — refused without blocking) are tool errors. Read shows at most 256 KiB;
@@ -37,15 +44,17 @@ export function createDemoTools(options: DemoToolsOptions): ToolDefinition[] {
   const bash = defineTool({
     name: 'Bash',
     description: `Run a shell command (sh -c) starting in the scratch directory ${root} (not a sandbox). Returns exit code, stdout and stderr (last 64 KiB each); background processes are killed when the command exits.`,
+    // Claude Code's Bash input: `timeout` in milliseconds (at most 10 minutes), `description` for people.
     parameters: z.object({
       command: z.string().min(1),
-      timeoutMs: z.number().int().positive().max(120_000).optional(),
+      timeout: z.number().int().positive().max(600_000).optional(),
+      description: z.string().optional(),
     }),
-    execute: async ({ command, timeoutMs }, exec) => {
+    execute: async ({ command, timeout }, exec) => {
       await mkdir(root, { recursive: true });
-      const outcome = await runShell(command, {
+      const outcome = await runShell(withEnvFiles(command, exec.env?.shellEnvFiles ?? []), {
         cwd: root,
-        timeoutMs: timeoutMs ?? bashTimeoutMs,
+        timeoutMs: timeout ?? bashTimeoutMs,
         signal: exec.signal,
       });
       return { ...outcome };
@@ -55,15 +64,21 @@ export function createDemoTools(options: DemoToolsOptions): ToolDefinition[] {
 
   const read = defineTool({
     name: 'Read',
-    description: 'Read a UTF-8 text file inside the scratch directory (at most the first 256 KiB).',
-    parameters: z.object({ path: z.string().min(1) }),
-    execute: async ({ path: rawPath }) => {
-      const { handle } = await openConfined(root, rawPath, 'read');
-      try {
-        return await readCapped(handle);
-      } finally {
-        await handle.close();
-      }
+    description:
+      'Read a UTF-8 text file inside the scratch directory (at most the first 256 KiB); `offset` (1-based line) and `limit` (lines) select part of it.',
+    parameters: z.object({
+      file_path: z.string().min(1),
+      offset: z.number().int().positive().optional(),
+      limit: z.number().int().positive().optional(),
+    }),
+    execute: async ({ file_path: rawPath, offset, limit }) => {
+      const text = await readConfined(rawPath);
+      if (offset === undefined && limit === undefined) return text;
+      const start = (offset ?? 1) - 1;
+      return text
+        .split('\n')
+        .slice(start, limit === undefined ? undefined : start + limit)
+        .join('\n');
     },
     concurrency: 'parallel',
   });
@@ -71,8 +86,8 @@ export function createDemoTools(options: DemoToolsOptions): ToolDefinition[] {
   const write = defineTool({
     name: 'Write',
     description: 'Create or overwrite a UTF-8 text file inside the scratch directory.',
-    parameters: z.object({ path: z.string().min(1), content: z.string() }),
-    execute: async ({ path: rawPath, content }) => {
+    parameters: z.object({ file_path: z.string().min(1), content: z.string() }),
+    execute: async ({ file_path: rawPath, content }) => {
       const { handle, relative } = await openConfined(root, rawPath, 'write');
       try {
         await rewrite(handle, content);
@@ -86,9 +101,15 @@ export function createDemoTools(options: DemoToolsOptions): ToolDefinition[] {
 
   const edit = defineTool({
     name: 'Edit',
-    description: 'Replace exactly one occurrence of `old` with `new` in a file inside the scratch directory.',
-    parameters: z.object({ path: z.string().min(1), old: z.string().min(1), new: z.string() }),
-    execute: async ({ path: rawPath, old, new: replacement }) => {
+    description:
+      'Replace `old_string` with `new_string` in a file inside the scratch directory: exactly one occurrence, or every one with `replace_all`.',
+    parameters: z.object({
+      file_path: z.string().min(1),
+      old_string: z.string().min(1),
+      new_string: z.string(),
+      replace_all: z.boolean().optional(),
+    }),
+    execute: async ({ file_path: rawPath, old_string: old, new_string: replacement, replace_all }) => {
       const { handle } = await openConfined(root, rawPath, 'edit');
       try {
         const { size } = await handle.stat();
@@ -96,12 +117,9 @@ export function createDemoTools(options: DemoToolsOptions): ToolDefinition[] {
           throw new Error(`File ${rawPath} is ${size} bytes; Edit handles at most ${MAX_EDIT_BYTES}`);
         const text = await handle.readFile('utf8');
         const count = text.split(old).length - 1;
-        if (count !== 1)
-          throw new Error(`Expected \`old\` to occur exactly once in ${rawPath}, found ${count}`);
-        await rewrite(
-          handle,
-          text.replace(old, () => replacement),
-        );
+        if (count === 0 || (count > 1 && replace_all !== true))
+          throw new Error(`Expected \`old_string\` to occur exactly once in ${rawPath}, found ${count}`);
+        await rewrite(handle, text.split(old).join(replacement));
       } finally {
         await handle.close();
       }
@@ -110,5 +128,64 @@ export function createDemoTools(options: DemoToolsOptions): ToolDefinition[] {
     concurrency: 'exclusive',
   });
 
-  return [bash, read, write, edit];
+  async function readConfined(rawPath: string): Promise<string> {
+    const { handle } = await openConfined(root, rawPath, 'read');
+    try {
+      return await readCapped(handle);
+    } finally {
+      await handle.close();
+    }
+  }
+
+  // Files under `dir` matching `pattern`, relative to the root, sorted; symbolic links are not followed.
+  async function findFiles(pattern: string, dir: string | undefined): Promise<string[]> {
+    const base = path.resolve(root, dir ?? '.');
+    const inside = path.relative(root, base);
+    if (inside.startsWith('..') || path.isAbsolute(inside))
+      throw new Error(`Path "${dir}" is outside the scratch directory ${root}`);
+    const found = await glob(pattern, { cwd: base, onlyFiles: true, followSymbolicLinks: false });
+    return found
+      .map((file) => path.relative(root, path.join(base, file)))
+      .filter((file) => !file.startsWith('..') && !path.isAbsolute(file))
+      .sort();
+  }
+
+  const globTool = defineTool({
+    name: 'Glob',
+    description: 'List files matching a glob pattern (`**/*.ts`) inside the scratch directory, sorted.',
+    parameters: z.object({ pattern: z.string().min(1), path: z.string().min(1).optional() }),
+    execute: async ({ pattern, path: dir }) => (await findFiles(pattern, dir)).join('\n'),
+    concurrency: 'parallel',
+  });
+
+  const grep = defineTool({
+    name: 'Grep',
+    description:
+      'Search files inside the scratch directory for a regular expression; `glob` filters the files (`*.ts`). Returns `file:line:text` lines.',
+    parameters: z.object({
+      pattern: z.string().min(1),
+      path: z.string().min(1).optional(),
+      glob: z.string().min(1).optional(),
+    }),
+    execute: async ({ pattern, path: dir, glob: filter }) => {
+      const regexp = new RegExp(pattern);
+      const keep = filter === undefined ? () => true : picomatch(filter, { basename: true });
+      const lines: string[] = [];
+      for (const file of await findFiles('**/*', dir)) {
+        if (lines.length >= MAX_GREP_LINES) break;
+        if (!keep(file)) continue;
+        // A file Read would refuse (a FIFO, a hard link from outside…) is skipped, not searched.
+        const text = await readConfined(file).catch(() => undefined);
+        text?.split('\n').forEach((line, index) => {
+          if (lines.length < MAX_GREP_LINES && regexp.test(line)) lines.push(`${file}:${index + 1}:${line}`);
+        });
+      }
+      return lines.join('\n');
+    },
+    concurrency: 'parallel',
+  });
+
+  return [bash, read, write, edit, globTool, grep];
 }
+
+const MAX_GREP_LINES = 500;

@@ -1,3 +1,4 @@
+import { toolEnvironmentOf } from '../seams/environment.js';
 import type { ContentBlock, JsonObject, JsonValue, RewriteRecord, ToolResult } from '../seams/schemas.js';
 import type { AgentHandle, ToolExecution } from '../seams/types.js';
 import { formatJsonFailure, snapshotJson } from './json.js';
@@ -102,6 +103,7 @@ export function sealToolCall(call: DetachedCall, input?: PreparedInput): SealedC
     ...(parent === undefined ? {} : { parent }),
     token,
     signal,
+    ...(agent?.env === undefined ? {} : { env: toolEnvironmentOf(agent.env) }),
     ...(input?.original === undefined || input.rewrites === undefined
       ? {}
       : { original: input.original, rewrites: input.rewrites }),

@@ -1,7 +1,9 @@
+import { homedir } from 'node:os';
 import { createHookBridge, type HookBridge } from '../bridge.js';
 import { loadHookTable } from '../loadConfig.js';
-import { type HookBridgeOptions, optionalString, resolveHookBridgeOptions } from '../options.js';
+import { failOption, type HookBridgeOptions, optionalString, resolveHookBridgeOptions } from '../options.js';
 import { type HookSourceArgument, splitSourceArgument } from '../sources.js';
+import { defaultPluginDataDir, loadPlugin } from './plugins.js';
 import { claudeCodeRules } from './rules.js';
 
 /** Options of `claudeCodeHooks`. */
@@ -10,8 +12,12 @@ export interface ClaudeCodeHooksOptions extends HookBridgeOptions {
   settingsFiles?: readonly string[];
   /** Substituted for `${CLAUDE_PROJECT_DIR}` and exported as `CLAUDE_PROJECT_DIR` (default: the session cwd). */
   projectDir?: string;
-  /** Substituted for `${CLAUDE_PLUGIN_ROOT}` and exported as `CLAUDE_PLUGIN_ROOT`. */
+  /** Substituted for `${CLAUDE_PLUGIN_ROOT}` in the settings files and exported as `CLAUDE_PLUGIN_ROOT`. */
   pluginRoot?: string;
+  /** Claude Code plugin folders (`.claude-plugin/plugin.json`, `hooks/hooks.json`), loaded after the settings files. */
+  plugins?: readonly string[];
+  /** Where each plugin's `CLAUDE_PLUGIN_DATA` directory is kept (default `$XDG_DATA_HOME/seamchart/plugins`). */
+  pluginDataDir?: string;
 }
 
 const FACTORY = 'claudeCodeHooks';
@@ -30,7 +36,7 @@ export async function claudeCodeHooks(
   settingsOrPath: HookSourceArgument | ClaudeCodeHooksOptions,
   options?: ClaudeCodeHooksOptions,
 ): Promise<HookBridge> {
-  const split = splitSourceArgument(FACTORY, settingsOrPath, options, 'settingsFiles');
+  const split = splitSourceArgument(FACTORY, settingsOrPath, options, 'settingsFiles', ['plugins']);
   const resolved = resolveHookBridgeOptions(FACTORY, split.options);
   const projectDir = optionalString(FACTORY, split.options, 'projectDir');
   const pluginRoot = optionalString(FACTORY, split.options, 'pluginRoot');
@@ -38,7 +44,23 @@ export async function claudeCodeHooks(
     ...(projectDir === undefined ? {} : { '${CLAUDE_PROJECT_DIR}': projectDir }),
     ...(pluginRoot === undefined ? {} : { '${CLAUDE_PLUGIN_ROOT}': pluginRoot }),
   };
-  const table = await loadHookTable(split.sources, { dialect: 'claude-code', substitutions });
+  const pluginDirs = split.options.plugins;
+  if (
+    pluginDirs !== undefined &&
+    (!Array.isArray(pluginDirs) || pluginDirs.some((d) => typeof d !== 'string' || d === ''))
+  )
+    failOption(FACTORY, 'plugins', 'an array of plugin directories', pluginDirs);
+  const dataRoot = optionalString(FACTORY, split.options, 'pluginDataDir') ?? defaultPluginDataDir();
+  const plugins = [];
+  for (const dir of (pluginDirs as string[] | undefined) ?? []) plugins.push(await loadPlugin(dir, dataRoot));
+  const table = await loadHookTable([...split.sources, ...plugins.flatMap((plugin) => plugin.sources)], {
+    dialect: 'claude-code',
+    substitutions,
+    // A placeholder nobody set must never reach a shell as a literal (`sh` would run `/hooks/x.sh`).
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: Claude Code's placeholder syntax, not a template
+    requiredPlaceholders: ['${CLAUDE_PLUGIN_ROOT}', '${CLAUDE_PLUGIN_DATA}'],
+    conditionDirs: { ...(projectDir === undefined ? {} : { projectDir }), home: homedir() },
+  });
   const rules = claudeCodeRules({
     ...(projectDir === undefined ? {} : { projectDir }),
     ...(pluginRoot === undefined ? {} : { pluginRoot }),

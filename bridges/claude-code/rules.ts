@@ -10,6 +10,9 @@ export function claudeCodeRules(settings: { projectDir?: string; pluginRoot?: st
     postToolBlock: 'keep-output',
     missingTranscript: '',
     codexPayloadFields: false,
+    envFileVariables: ['CLAUDE_ENV_FILE'],
+    blockKeepsContext: false,
+    claudeTranscript: true,
     extraEnv: ({ cwd }) => ({
       CLAUDE_PROJECT_DIR: settings.projectDir ?? cwd,
       ...(settings.pluginRoot === undefined ? {} : { CLAUDE_PLUGIN_ROOT: settings.pluginRoot }),

@@ -9,5 +9,9 @@ export const codexRules: DialectRules = Object.freeze({
   postToolBlock: 'replace-output',
   missingTranscript: null,
   codexPayloadFields: true,
+  // Codex gives each SessionStart hook its own file under both names (codex-rs/hooks session_start_env_file.rs).
+  envFileVariables: ['CODEX_ENV_FILE', 'CLAUDE_ENV_FILE'],
+  blockKeepsContext: true,
+  claudeTranscript: false,
   extraEnv: () => ({}),
 });

@@ -207,6 +207,7 @@ const agentMachine = createMachine({
       "states": {
         "claiming": {
           "entry": [
+            "openTurnScope",
             "claimHead",
             "notifyDequeue"
           ],

@@ -2,6 +2,7 @@ import { createMachine } from 'xstate';
 
 const toolCallMachine = createMachine({
   "id": "toolCall",
+  "entry": "openCall",
   "invoke": {
     "id": "abortWatch",
     "src": "watchAbort",
@@ -470,7 +471,8 @@ const toolCallMachine = createMachine({
       "always": "done"
     },
     "done": {
-      "type": "final"
+      "type": "final",
+      "entry": "closeCall"
     }
   }
 });

@@ -4,6 +4,7 @@ import { SessionLogError } from '../../session/errors.js';
 import { repairEvents } from '../../session/repair.js';
 import type { LogEvent, SessionLog } from '../../session/types.js';
 import type { DiscardEntry, InboxItem, Injection } from '../runtime/inbox.js';
+import { liveHandlesOf } from '../runtime/liveHandles.js';
 import {
   createReportingScope,
   pendingSessionStartListener,
@@ -21,9 +22,7 @@ interface Args {
 }
 
 /** What a contained effect receives: its args with the services resolved. */
-interface EffectArgs {
-  readonly context: AgentContext;
-  readonly self: AnyActorRef;
+interface EffectArgs extends Args {
   readonly services: AgentMachineServices;
 }
 
@@ -85,7 +84,7 @@ export function createAgentActions(
     (args: Args, params: TParams): void => {
       const services = servicesOf(args);
       try {
-        effect({ context: args.context, self: args.self, services }, params);
+        effect({ ...args, services }, params);
       } catch (error) {
         services.reportError({ error: toFailure(error), origin });
       }
@@ -177,8 +176,8 @@ export function createAgentActions(
     writeHeldInjections: contained('inject', ({ context, self, services }) => {
       for (const injection of context.held) writeInjectionTurn(services, injection, self);
     }),
-    closeTurnScope: contained('turn', ({ context, services }) => {
-      if (context.current) services.scopes.close(context.current.scopeKey);
+    closeTurnScope: contained('turn', ({ context, system }) => {
+      if (context.current) liveHandlesOf(system).close(context.current.scopeKey);
     }),
     repairTurn: contained('turn', ({ context, services }, params: { error: unknown }) => {
       // The turn actor died: close what it left open with the crash-repair routine, then report it.

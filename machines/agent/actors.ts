@@ -1,6 +1,7 @@
 import { fromPromise, type PromiseActorLogic } from 'xstate';
 import type { InboxItem } from '../runtime/inbox.js';
 import { createReportingScope, trackSessionStartListener } from '../runtime/reportingScope.js';
+import type { ScopeTable } from '../runtime/scopeTable.js';
 import type { ServicesResolver } from '../runtime/systemServices.js';
 import type { createTurnLogic } from '../turn/logic.js';
 import { type SeamsPresent, type TurnInput, turnSeams } from '../turn/types.js';
@@ -15,19 +16,24 @@ import type { AgentMachineServices } from './types.js';
  * Opens the run scope of the turn that claims `item` and returns the turn's input: the listener
  * snapshot and a fresh turn signal are taken now, so a listener added mid-turn counts from the next turn.
  * @param services the agent's services
+ * @param scopes the agent system's scope table
  * @param item the claimed inbox item
  */
-export function openTurnInput(services: AgentMachineServices, item: InboxItem): TurnInput {
+export function openTurnInput(
+  services: AgentMachineServices,
+  scopes: ScopeTable,
+  item: InboxItem,
+): TurnInput {
   const seams = services.seams.snapshot(services.agentId);
   const approval = services.approval ?? services.seams.approval;
-  const scopeKey = services.scopes.open(
+  const scopeKey = scopes.open(
     {
       seams,
       controller: new AbortController(),
       agent: services.agent,
       ...(approval === undefined ? {} : { approval }),
     },
-    `${services.agentId}:turn`,
+    'turn',
   );
   const seamsPresent = Object.fromEntries(turnSeams.map((name) => [name, seams.has(name)])) as SeamsPresent;
   return {

@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { type Actor, toPromise } from 'xstate';
+import { createAgentEnvironment } from '../../seams/environment.js';
 import { Seam } from '../../seams/names.js';
 import type { ContentBlock, JsonValue, MessageSource } from '../../seams/schemas.js';
 import type {
+  AgentEnvironment,
   AgentHandle,
   AgentLogView,
   AgentStatus,
@@ -15,7 +17,6 @@ import type { SessionStore } from '../../session/types.js';
 import { createUsageCounter } from '../../session/usage.js';
 import { createInboxItem, createInjection } from '../runtime/inbox.js';
 import { createReportingScope } from '../runtime/reportingScope.js';
-import { ScopeTable } from '../runtime/scopeTable.js';
 import type { TurnMachineServices } from '../runtime/services.js';
 import { createActorWithServices } from '../runtime/systemServices.js';
 import { toFailure } from '../turn/rules.js';
@@ -34,6 +35,7 @@ export interface Agent extends AgentHandle {
   /** The XState actor (for inspection; drive the agent through the methods). */
   readonly actor: Actor<ReturnType<typeof createAgentLogic>>;
   readonly cwd: string;
+  readonly env: AgentEnvironment;
   /** Resolves when the agent is not running and no waking item is queued (or it is disposed). */
   whenIdle(): Promise<void>;
   /**
@@ -140,6 +142,7 @@ export function createAgent(rawOptions: AgentOptions): Agent {
       return actor?.getSnapshot().context.status ?? 'idle';
     },
     log: logView,
+    env: createAgentEnvironment(),
     get actor() {
       if (!actor)
         throw new Error(
@@ -194,7 +197,6 @@ export function createAgent(rawOptions: AgentOptions): Agent {
   const services: AgentMachineServices = {
     agentId,
     tools: options.tools,
-    scopes: new ScopeTable(),
     cancelGraceMs: options.cancelGraceMs,
     log,
     seams,

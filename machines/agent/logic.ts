@@ -1,5 +1,6 @@
-import { assign } from 'xstate';
+import { enqueueActions } from 'xstate';
 import { agentMachine } from '../agent.js';
+import { liveHandlesOf } from '../runtime/liveHandles.js';
 import { fixedServices, once, type ServicesResolver, servicesOfSystem } from '../runtime/systemServices.js';
 import { provideTurnLogic } from '../turn/logic.js';
 import { createAgentActions } from './actions.js';
@@ -16,9 +17,13 @@ export function provideAgentLogic(servicesOf: ServicesResolver<AgentMachineServi
     actors: createAgentActors(servicesOf, provideTurnLogic(servicesOf)),
     actions: {
       ...createAgentActions(servicesOf),
-      claimHead: assign(({ context, system }) => {
-        const [item, ...rest] = context.queued;
-        return { queued: rest, current: item ? openTurnInput(servicesOf({ system }), item) : null };
+      // The one place a turn's live scope is opened; the assign it enqueues only records the input.
+      openTurnScope: enqueueActions(({ context, system, enqueue }) => {
+        const [item] = context.queued;
+        const current = item
+          ? openTurnInput(servicesOf({ system }), liveHandlesOf(system).scopes, item)
+          : null;
+        enqueue.assign({ current });
       }),
     },
     delays: { sessionStartTimeout: ({ system }) => servicesOf({ system }).sessionStartTimeoutMs },

@@ -66,15 +66,17 @@ export const agentSetup = setup({
     forwardToTurn: ({ self, event }) => void sendToLiveChild(self, 'turn', event),
     cancelTurnForDisposal: ({ self }) =>
       void sendToLiveChild(self, 'turn', { type: 'CANCEL', cause: { kind: 'disposed' }, keepInbox: false }),
-    // Context updates (pure, except `claimHead` once provided: it opens the turn's run scope).
+    // Context updates (pure).
     setStatus: assign({ status: (_, params: { status: AgentStatus }) => params.status }),
     enqueue: assign({
       queued: ({ context }, params: { item: InboxItem }) => [...context.queued, params.item],
     }),
-    claimHead: assign(({ context }) => {
-      const [item, ...rest] = context.queued;
-      return { queued: rest, current: item ? placeholderTurnInput(context, item) : null };
+    // Once provided, opens the head item's run scope (the turn's listener snapshot and signal).
+    openTurnScope: assign(({ context }) => {
+      const [item] = context.queued;
+      return { current: item ? placeholderTurnInput(context, item) : null };
     }),
+    claimHead: assign({ queued: ({ context }) => context.queued.slice(1) }),
     dropQueue: assign({ queued: [] }),
     deferQueueDiscard: assign(({ context }, params: { keepInbox: boolean }) =>
       params.keepInbox

@@ -17,7 +17,10 @@ interface Entry {
   readonly unlink: () => void;
 }
 
-/** A side table of tool-call handles keyed by a plain string, so machine snapshots stay JSON. */
+/**
+ * A side table of tool-call handles keyed by a plain string, so machine snapshots stay JSON (one
+ * table per actor system: `liveHandlesOf`).
+ */
 export class CallTable {
   readonly #calls = new Map<string, Entry>();
 
@@ -62,6 +65,3 @@ export class CallTable {
     return this.#calls.size;
   }
 }
-
-/** The process-wide call table: keys embed the run's scope key, so runs never collide. */
-export const toolCalls = new CallTable();

@@ -12,7 +12,7 @@ export interface RunScope {
   readonly approval?: ApprovalChannel;
 }
 
-/** A side table of run scopes keyed by a plain string. */
+/** A side table of run scopes keyed by a plain string (one table per actor system: `liveHandlesOf`). */
 export class ScopeTable {
   readonly #scopes = new Map<string, RunScope>();
   #next = 0;
@@ -22,6 +22,18 @@ export class ScopeTable {
     const key = `${prefix}:${this.#next++}`;
     this.#scopes.set(key, scope);
     return key;
+  }
+
+  /** Registers a scope under a key the caller chose; a taken key is a programming error. */
+  openAs(key: string, scope: RunScope): string {
+    if (this.#scopes.has(key))
+      throw new Error(`Run scope "${key}" is already open; close it before reusing the key`);
+    this.#scopes.set(key, scope);
+    return key;
+  }
+
+  has(key: string): boolean {
+    return this.#scopes.has(key);
   }
 
   /** The scope for `key`; a missing key is a programming error named in the message. */

@@ -2,20 +2,20 @@ import type { Instructions } from '../../model/instructions.js';
 import type { ModelSettings } from '../../model/settings.js';
 import type { ModelAdapter } from '../../model/types.js';
 import type { Failure } from '../../seams/schemas.js';
-import type { AgentHandle, Seams } from '../../seams/types.js';
+import type { AgentHandle, ApprovalChannel, Seams } from '../../seams/types.js';
 import type { SessionLog } from '../../session/types.js';
 import type { ToolRegistryCore } from '../../tools/types.js';
-import type { ScopeTable } from './scopeTable.js';
 
 /** What the tool machines need: bound with `machine.provide` by `createToolCallLogic`/`createToolBatchLogic`. */
 export interface ToolMachineServices {
   readonly tools: ToolRegistryCore;
-  readonly scopes: ScopeTable;
   readonly cancelGraceMs: number;
   /** The seam registry: `seam/decided` for skipped waterfalls, `tools/result`, the approval fallback. */
   readonly seams: Seams;
   /** The agent the calls run for when the scope names none (a standalone call may have none). */
   readonly agent?: AgentHandle;
+  /** The approval channel of a call that opens its own scope (else the registry's, for an agent's call). */
+  readonly approval?: ApprovalChannel;
   /** The agent's log; only the batch appends (`tool/call`, `tool/result`). */
   readonly log?: SessionLog;
   /** Contained notify failures (the agent turns them into `agent/error`). */

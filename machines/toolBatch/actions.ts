@@ -3,7 +3,7 @@ import { describeThrown } from '../../seams/describe.js';
 import type { ToolCallBlock, ToolResult } from '../../seams/schemas.js';
 import type { SessionLog } from '../../session/types.js';
 import { createFailureResult } from '../../tools/index.js';
-import { toolCalls } from '../runtime/callTable.js';
+import { liveHandlesOf } from '../runtime/liveHandles.js';
 import { sendToLiveChild } from '../runtime/sendToLiveChild.js';
 import type { ToolMachineServices } from '../runtime/services.js';
 import type { ServicesResolver } from '../runtime/systemServices.js';
@@ -65,7 +65,7 @@ export function createToolBatchActions(servicesOf: ServicesResolver<ToolMachineS
   };
   const commit = (args: EffectArgs, callId: string, result: ToolResult): void => {
     const { context, self } = args;
-    toolCalls.close(callKeyOf(context, context.cursor));
+    liveHandlesOf(args.system).calls.close(callKeyOf(context, context.cursor));
     appendResult(servicesOf(args), context, callId, result);
     self._parent?.send({ type: 'CALL_COMMITTED', callId, contexts: result.additionalContexts ?? [] });
   };
@@ -75,8 +75,9 @@ export function createToolBatchActions(servicesOf: ServicesResolver<ToolMachineS
       const { context } = args;
       const services = servicesOf(args);
       const call = context.calls[context.started]!;
-      const runSignal = services.scopes.get(context.scopeKey).controller.signal;
-      toolCalls.open(
+      const { scopes, calls } = liveHandlesOf(args.system);
+      const runSignal = scopes.get(context.scopeKey).controller.signal;
+      calls.open(
         callKeyOf(context, context.started),
         { callId: call.id, name: call.name, arguments: call.arguments },
         runSignal,

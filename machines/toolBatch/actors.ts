@@ -1,7 +1,7 @@
 import { fromCallback, fromPromise } from 'xstate';
 import type { ToolCallBlock } from '../../seams/schemas.js';
 import { parseToolArguments } from '../../tools/index.js';
-import { toolCalls } from '../runtime/callTable.js';
+import { liveHandlesOf } from '../runtime/liveHandles.js';
 import type { ToolMachineServices } from '../runtime/services.js';
 import type { ServicesResolver } from '../runtime/systemServices.js';
 import type { ClassifyInput, ClassifyOutput } from './types.js';
@@ -17,14 +17,15 @@ export function createToolBatchActors(servicesOf: ServicesResolver<ToolMachineSe
     })),
     watchScope: fromCallback<{ type: 'ABORT' }, { scopeKey: string; callKeyPrefix: string }>(
       ({ input, sendBack, system }) => {
-        const signal = servicesOf({ system }).scopes.get(input.scopeKey).controller.signal;
+        const { scopes, calls } = liveHandlesOf(system);
+        const signal = scopes.get(input.scopeKey).controller.signal;
         const onAbort = (): void => sendBack({ type: 'ABORT' });
         if (signal.aborted) onAbort();
         else signal.addEventListener('abort', onAbort, { once: true });
         // Runs when the batch stops, however it stops: no call handle outlives it.
         return () => {
           signal.removeEventListener('abort', onAbort);
-          toolCalls.closeAll(input.callKeyPrefix);
+          calls.closeAll(input.callKeyPrefix);
         };
       },
     ),

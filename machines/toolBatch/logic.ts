@@ -23,7 +23,8 @@ export function provideToolBatchLogic(
  * with, and the toolCall logic it spawns.
  * @param services the tool machine services (with `log`)
  * @example
- * const batch = createToolBatchLogic({ tools, scopes, seams, log, cancelGraceMs: 5_000 });
+ * const batch = createToolBatchLogic({ tools, seams, log, cancelGraceMs: 5_000 });
+ * // Its input names a run scope opened in its system: liveHandlesOf(actor.system).scopes.openAs(key, scope)
  */
 export function createToolBatchLogic(services: ToolMachineServices): typeof toolBatchMachine {
   return provideToolBatchLogic(fixedServices(services));

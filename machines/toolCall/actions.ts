@@ -1,12 +1,12 @@
-import type { ActorSystem } from 'xstate';
+import { type ActorSystem, enqueueActions } from 'xstate';
 import { describeThrown } from '../../seams/describe.js';
 import type { JsonValue } from '../../seams/schemas.js';
 import type { ToolExecution } from '../../seams/types.js';
-import { toolCalls } from '../runtime/callTable.js';
+import { liveHandlesOf } from '../runtime/liveHandles.js';
 import type { ToolMachineServices } from '../runtime/services.js';
 import type { ServicesResolver } from '../runtime/systemServices.js';
 import { createDispatchScope } from './actors.js';
-import type { ToolCallContext } from './types.js';
+import type { ToolCallContext, ToolCallEvent } from './types.js';
 
 type Args = { readonly context: ToolCallContext; readonly system: ActorSystem<any> };
 
@@ -21,8 +21,10 @@ const defaultDecisions = {
  * @param servicesOf where the actions find their services
  */
 export function createToolCallActions(servicesOf: ServicesResolver<ToolMachineServices>) {
-  const execOf = (context: ToolCallContext): ToolExecution | undefined =>
-    toolCalls.has(context.callKey) ? toolCalls.get(context.callKey).sealed?.exec : undefined;
+  const execOf = (context: ToolCallContext, system: ActorSystem<any>): ToolExecution | undefined => {
+    const { calls } = liveHandlesOf(system);
+    return calls.has(context.callKey) ? calls.get(context.callKey).sealed?.exec : undefined;
+  };
   const report = (
     services: ToolMachineServices,
     origin: string,
@@ -37,15 +39,46 @@ export function createToolCallActions(servicesOf: ServicesResolver<ToolMachineSe
     });
   };
   return {
-    abortCall: ({ context }: Args): void => {
-      if (toolCalls.has(context.callKey)) toolCalls.get(context.callKey).controller.abort();
+    // The one place a standalone call's live handles are opened: its scope (listener snapshot,
+    // abort controller) unless the input named one, and its call handles under its own key. Run
+    // while the transition resolves (enqueueActions), so the handles exist before any child starts.
+    openCall: enqueueActions<ToolCallContext, ToolCallEvent, unknown, ToolCallEvent, any, any, any, any, any>(
+      ({ context, system }): void => {
+        if (!context.ownsCall) return;
+        if (context.request === null) {
+          throw new TypeError(
+            `Expected the toolCall input to carry \`call: { callId, name, arguments }\` or the \`callKey\` of an opened call, got neither (call key "${context.callKey}")`,
+          );
+        }
+        const services = servicesOf({ system });
+        const { scopes, calls } = liveHandlesOf(system);
+        if (context.ownsScope) {
+          scopes.openAs(context.scopeKey, {
+            seams: services.seams.snapshot(services.agent?.id),
+            controller: new AbortController(),
+            ...(services.agent ? { agent: services.agent } : {}),
+            ...(services.approval ? { approval: services.approval } : {}),
+          });
+        }
+        calls.open(context.callKey, context.request, scopes.get(context.scopeKey).controller.signal);
+      },
+    ),
+    closeCall: ({ context, system }: Args): void => {
+      if (!context.ownsCall) return;
+      const handles = liveHandlesOf(system);
+      if (context.ownsScope) handles.close(context.scopeKey);
+      else handles.calls.close(context.callKey);
+    },
+    abortCall: ({ context, system }: Args): void => {
+      const { calls } = liveHandlesOf(system);
+      if (calls.has(context.callKey)) calls.get(context.callKey).controller.abort();
     },
     // An empty waterfall is skipped by the machine, which still reports the default decision.
     emitDefaultDecided: (
       { context, system }: Args,
       params: { seam: keyof typeof defaultDecisions },
     ): void => {
-      const exec = execOf(context);
+      const exec = execOf(context, system);
       if (!exec) return;
       const services = servicesOf({ system });
       try {
@@ -67,7 +100,7 @@ export function createToolCallActions(servicesOf: ServicesResolver<ToolMachineSe
       }
     },
     notifyResult: ({ context, system }: Args): void => {
-      const exec = execOf(context);
+      const exec = execOf(context, system);
       if (!exec || !context.seamsPresent['tools/result'] || !context.result) return;
       const services = servicesOf({ system });
       try {

@@ -1,4 +1,4 @@
-import { fromCallback, fromPromise } from 'xstate';
+import { type ActorSystem, fromCallback, fromPromise } from 'xstate';
 import { Seam } from '../../seams/names.js';
 import { ApprovalAnswerSchema, type ApprovalVerdict, type ToolResult } from '../../seams/schemas.js';
 import type { DispatchScope, ToolExecution } from '../../seams/types.js';
@@ -13,7 +13,8 @@ import {
   withContexts,
   withoutContexts,
 } from '../../tools/index.js';
-import { type CallHandles, toolCalls } from '../runtime/callTable.js';
+import type { CallHandles } from '../runtime/callTable.js';
+import { liveHandlesOf } from '../runtime/liveHandles.js';
 import type { RunScope } from '../runtime/scopeTable.js';
 import type { ToolMachineServices } from '../runtime/services.js';
 import type { ServicesResolver } from '../runtime/systemServices.js';
@@ -45,14 +46,15 @@ interface Resolved {
  * @param servicesOf where the actors find tools, scopes, seams, cancel grace
  */
 export function createToolCallActors(servicesOf: ServicesResolver<ToolMachineServices>) {
-  const resolve = (services: ToolMachineServices, input: ToolCallActorInput): Resolved => {
-    const handles = toolCalls.get(input.callKey);
+  const resolve = (system: ActorSystem<any>, input: ToolCallActorInput): Resolved => {
+    const { scopes, calls } = liveHandlesOf(system);
+    const handles = calls.get(input.callKey);
     if (!handles.sealed) throw new Error(`Tool call "${input.callKey}" was not sealed before its policy ran`);
     return {
       handles,
       sealed: handles.sealed,
       exec: handles.sealed.exec,
-      scope: services.scopes.get(input.scopeKey),
+      scope: scopes.get(input.scopeKey),
     };
   };
   // The actor's own signal aborts when the machine leaves the state: a late decision is then ignored.
@@ -66,8 +68,9 @@ export function createToolCallActors(servicesOf: ServicesResolver<ToolMachineSer
   return {
     seal: fromPromise<SealOutput, ToolCallActorInput>(async ({ input, system }) => {
       const services = servicesOf({ system });
-      const handles = toolCalls.get(input.callKey);
-      const scope = services.scopes.get(input.scopeKey);
+      const { scopes, calls } = liveHandlesOf(system);
+      const handles = calls.get(input.callKey);
+      const scope = scopes.get(input.scopeKey);
       const { request, controller } = handles;
       const sealed = sealExecution(
         {
@@ -98,7 +101,7 @@ export function createToolCallActors(servicesOf: ServicesResolver<ToolMachineSer
 
     preExecute: fromPromise<PreExecuteOutput, ToolCallActorInput>(async ({ input, signal, system }) => {
       const services = servicesOf({ system });
-      const { exec, scope } = resolve(services, input);
+      const { exec, scope } = resolve(system, input);
       const outcome = await scope.seams.waterfall(
         'tools/pre-execute',
         exec,
@@ -111,7 +114,7 @@ export function createToolCallActors(servicesOf: ServicesResolver<ToolMachineSer
     approval: fromPromise<ApprovalOutput, ToolCallActorInput & { reason: string | null }>(
       async ({ input, signal, system }) => {
         const services = servicesOf({ system });
-        const { exec, scope } = resolve(services, input);
+        const { exec, scope } = resolve(system, input);
         // An agent-less call has a channel only if the caller passed one (tools.execute({ approval })).
         const channel = scope.approval ?? (exec.agent ? services.seams.approval : undefined);
         let missing: 'no agent' | 'no approval channel' | undefined;
@@ -156,14 +159,14 @@ export function createToolCallActors(servicesOf: ServicesResolver<ToolMachineSer
     ),
 
     guards: fromPromise<GuardsOutput, ToolCallActorInput>(async ({ input, system }) => {
-      const { exec, scope } = resolve(servicesOf({ system }), input);
+      const { exec, scope } = resolve(system, input);
       const denial = scope.seams.guards(exec);
       return denial ? { denied: denial.denied, by: denial.by } : { denied: null, by: null };
     }),
 
     dispatch: fromPromise<DispatchOutput, ToolCallActorInput>(async ({ input, signal, system }) => {
       const services = servicesOf({ system });
-      const { handles, exec, scope } = resolve(services, input);
+      const { handles, exec, scope } = resolve(system, input);
       const callSignal = handles.controller.signal;
       // Stopping this actor (the call actor was stopped mid-body) must stop the body too.
       const stop = (): void => handles.controller.abort(signal.reason);
@@ -200,7 +203,7 @@ export function createToolCallActors(servicesOf: ServicesResolver<ToolMachineSer
 
     postExecute: fromPromise<PostExecuteOutput, PostExecuteInput>(async ({ input, signal, system }) => {
       const services = servicesOf({ system });
-      const { exec, scope } = resolve(services, input);
+      const { exec, scope } = resolve(system, input);
       const outcome = await scope.seams.waterfall(
         'tools/post-execute',
         { exec, result: input.result },
@@ -212,13 +215,13 @@ export function createToolCallActors(servicesOf: ServicesResolver<ToolMachineSer
     }),
 
     finalize: fromPromise<FinalizeOutput, PostExecuteInput>(async ({ input, system }) => {
-      const { sealed, exec } = resolve(servicesOf({ system }), input);
+      const { sealed, exec } = resolve(system, input);
       if (!sealed.finalize) return { result: input.result };
       return { result: runFinalizer(sealed.finalize, exec, input.result) };
     }),
 
-    watchAbort: fromCallback<{ type: 'ABORT' }, { callKey: string }>(({ input, sendBack }) => {
-      const signal = toolCalls.get(input.callKey).controller.signal;
+    watchAbort: fromCallback<{ type: 'ABORT' }, { callKey: string }>(({ input, sendBack, system }) => {
+      const signal = liveHandlesOf(system).calls.get(input.callKey).controller.signal;
       const onAbort = (): void => sendBack({ type: 'ABORT' });
       if (signal.aborted) {
         onAbort();

@@ -2,14 +2,12 @@ import { describeReceived } from '../../seams/describe.js';
 import type { ToolResult } from '../../seams/schemas.js';
 import { createToolRegistryCore } from '../../tools/index.js';
 import type { ExecuteOptions, ToolCallRequest, ToolRegistry } from '../../tools/types.js';
-import { toolCalls } from '../runtime/callTable.js';
-import { ScopeTable } from '../runtime/scopeTable.js';
+import { type LiveHandles, liveHandlesOf } from '../runtime/liveHandles.js';
 import type { ToolMachineServices } from '../runtime/services.js';
 import { createActorWithServices } from '../runtime/systemServices.js';
 import { sharedToolCallLogic } from './logic.js';
 
 const DEFAULT_CANCEL_GRACE_MS = 5_000;
-let registries = 0;
 
 /**
  * Creates a tool registry: register tools, list their schemas, and run one call through the whole
@@ -21,9 +19,6 @@ let registries = 0;
  */
 export function createToolRegistry(): ToolRegistry {
   const core = createToolRegistryCore();
-  const scopes = new ScopeTable();
-  // Call handles live in one process-wide table: each registry keys its calls apart.
-  const scopePrefix = `tools.execute#${++registries}`;
   let calls = 0;
 
   const execute = async (rawRequest: ToolCallRequest, rawOptions: ExecuteOptions): Promise<ToolResult> => {
@@ -34,29 +29,30 @@ export function createToolRegistry(): ToolRegistry {
     if (options.signal?.aborted) onAbort();
     else options.signal?.addEventListener('abort', onAbort, { once: true });
     const callId = request.callId ?? `call-${++calls}`;
-    const scopeKey = scopes.open(
-      {
-        seams: options.seams.snapshot(request.agent?.id),
-        controller,
-        ...(request.agent ? { agent: request.agent } : {}),
-        ...(options.approval ? { approval: options.approval } : {}),
-      },
-      scopePrefix,
-    );
-    const callKey = `${scopeKey}/call`;
-    toolCalls.open(callKey, { ...request, callId }, controller.signal);
     // One root actor per call; its services are registered for its system (the logic is shared).
     const services: ToolMachineServices = {
       tools: core,
-      scopes,
       seams: options.seams,
       cancelGraceMs: options.cancelGraceMs,
     };
+    // The request may carry live handles (agent, parent), so the call is opened here, in the
+    // call's own system, before it starts; the system's handles go when the actor does.
+    const scopeKey = 'tools.execute';
+    const callKey = `${scopeKey}/call`;
+    let handles: LiveHandles | undefined;
     try {
       return await new Promise<ToolResult>((resolve, reject) => {
         const actor = createActorWithServices(sharedToolCallLogic(), services, {
           input: { scopeKey, callKey, batched: false },
         });
+        handles = liveHandlesOf(actor.system);
+        handles.scopes.openAs(scopeKey, {
+          seams: options.seams.snapshot(request.agent?.id),
+          controller,
+          ...(request.agent ? { agent: request.agent } : {}),
+          ...(options.approval ? { approval: options.approval } : {}),
+        });
+        handles.calls.open(callKey, { ...request, callId }, controller.signal);
         // The root actor always has an error subscriber: a machine failure rejects, it never crashes.
         actor.subscribe({
           complete: () => resolve(actor.getSnapshot().output!.result),
@@ -67,8 +63,7 @@ export function createToolRegistry(): ToolRegistry {
       });
     } finally {
       options.signal?.removeEventListener('abort', onAbort);
-      toolCalls.close(callKey);
-      scopes.close(scopeKey);
+      handles?.close(scopeKey);
     }
   };
 

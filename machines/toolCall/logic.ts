@@ -5,11 +5,15 @@ import { createToolCallActions } from './actions.js';
 import { createToolCallActors } from './actors.js';
 
 /**
- * The toolCall machine with services bound (tools, scopes, seams, cancel grace).
+ * The toolCall machine with services bound (tools, seams, cancel grace). A call whose input carries
+ * `call` opens its own run scope and handles in its actor system; it needs nothing opened first.
  * @param services the tool machine services
  * @example
- * const logic = createToolCallLogic({ tools, scopes, seams, cancelGraceMs: 5_000 });
- * const actor = createActor(logic, { input: { scopeKey, callKey, batched: false } });
+ * const logic = createToolCallLogic({ tools, seams, cancelGraceMs: 5_000 });
+ * const actor = createActor(logic, {
+ *   input: { call: { callId: 'c1', name: 'echo', arguments: '{"text":"hi"}' } },
+ * }).start();
+ * const { result } = await toPromise(actor);
  */
 export function createToolCallLogic(services: ToolMachineServices): typeof toolCallMachine {
   return provideToolCallLogic(fixedServices(services));

@@ -53,6 +53,8 @@ export const toolCallSetup = setup({
   },
   actions: {
     // Side effects: no-ops here, bound to services by createToolCallLogic.
+    openCall: () => {},
+    closeCall: () => {},
     abortCall: () => {},
     emitDefaultDecided: (_, _params: { seam: 'tools/pre-execute' | 'tools/post-execute' }) => {},
     notifyResult: () => {},

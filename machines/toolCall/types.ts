@@ -17,12 +17,23 @@ export const toolSeamKeys: readonly ToolSeamKey[] = Object.freeze([
   'tools/result',
 ]);
 
+/** A call's request as plain data: what a standalone call needs to open itself. */
+export interface ToolCallRequestData {
+  readonly callId: string;
+  readonly name: string;
+  /** The raw arguments: a JSON string from the model, or an object. */
+  readonly arguments: unknown;
+}
+
 export interface ToolCallInput {
-  readonly scopeKey: string;
-  /** Where the raw request and the live handles sit in `toolCalls`. */
-  readonly callKey: string;
-  /** Under a batch: report `PREPARED`/`SETTLED` and wait for `COMMIT`; standalone: commit at once. */
-  readonly batched: boolean;
+  /** The run's scope in the system's table (`liveHandlesOf`); absent: the call opens its own from the services. */
+  readonly scopeKey?: string;
+  /** Where the caller opened the call in the system's table (the batch does); absent: the call opens `call`. */
+  readonly callKey?: string;
+  /** The request, for a call that opens itself (no `callKey`). */
+  readonly call?: ToolCallRequestData;
+  /** Under a batch: report `PREPARED`/`SETTLED` and wait for `COMMIT`; standalone (default): commit at once. */
+  readonly batched?: boolean;
   readonly turn?: number;
   readonly step?: number;
 }
@@ -31,6 +42,12 @@ export interface ToolCallInput {
 export interface ToolCallContext {
   readonly scopeKey: string;
   readonly callKey: string;
+  /** The request of a call that opens itself (`openCall`), else `null`. */
+  readonly request: ToolCallRequestData | null;
+  /** The call opens its own handles (no `callKey` in the input) and closes them when done. */
+  readonly ownsCall: boolean;
+  /** The call opened its own run scope (no `scopeKey` in the input) and closes it when done. */
+  readonly ownsScope: boolean;
   readonly batched: boolean;
   readonly turn: number | null;
   readonly step: number | null;

@@ -4,6 +4,7 @@ import type { DispatchScope, NotifySeamName, SeamCtx, WaterfallSeamName } from '
 import { SessionLogError } from '../../session/errors.js';
 import { repairEvents } from '../../session/repair.js';
 import { turnUsage } from '../../session/usage.js';
+import { liveHandlesOf } from '../runtime/liveHandles.js';
 import { createReportingScope } from '../runtime/reportingScope.js';
 import type { TurnMachineServices } from '../runtime/services.js';
 import type { ServicesResolver } from '../runtime/systemServices.js';
@@ -19,7 +20,7 @@ interface Args {
 }
 
 /** What a contained effect receives: its args with the services resolved. */
-interface EffectArgs extends Omit<Args, 'system'> {
+interface EffectArgs extends Args {
   readonly services: Services;
 }
 
@@ -40,7 +41,7 @@ type Plain<TParams = unknown> = (args: Args, params: TParams) => void;
 export interface TurnActionImplementations {
   appendTurnStart: Plain;
   recordPrompt: Effect<{ decision: PromptDecision }>;
-  recordBlocked: Effect<{ reason: string }>;
+  recordBlocked: Effect<{ reason: string; contexts: readonly HookContext[] }>;
   emitDefaultDecided: Effect<{ seam: WaterfallSeamName; decision: unknown }>;
   recordSteering: Effect;
   appendStepStart: Effect;
@@ -62,7 +63,7 @@ export interface TurnActionImplementations {
 }
 
 /** The part of `TurnMachineServices` the side-effect actions use. */
-type Services = Pick<TurnMachineServices, 'log' | 'seams' | 'scopes' | 'reportError'>;
+type Services = Pick<TurnMachineServices, 'log' | 'seams' | 'reportError'>;
 
 /** A continuation reason's steering item id: stable, so the same run yields the same ids. */
 export function continuationItemId(context: Pick<TurnContext, 'agentId' | 'turn' | 'step'>): string {
@@ -92,7 +93,7 @@ export function createTurnActions(servicesOf: ServicesResolver<Services>): TurnA
       ({ context, self, system, enqueue }, params) => {
         const services = servicesOf({ system });
         try {
-          effect({ context, self, services }, params);
+          effect({ context, self, system, services }, params);
         } catch (error) {
           const failure = context.failure ?? {
             step: context.step,
@@ -149,10 +150,13 @@ export function createTurnActions(servicesOf: ServicesResolver<Services>): TurnA
       });
       appendContexts(log, params.decision.additionalContexts ?? []);
     }),
-    recordBlocked: contained(({ context, services }, params: { reason: string }) => {
-      const { content, source } = context.item;
-      services.log.appendCore('prompt/blocked', { content: [...content], source, reason: params.reason });
-    }),
+    recordBlocked: contained(
+      ({ context, services }, params: { reason: string; contexts: readonly HookContext[] }) => {
+        const { content, source } = context.item;
+        services.log.appendCore('prompt/blocked', { content: [...content], source, reason: params.reason });
+        appendContexts(services.log, params.contexts);
+      },
+    ),
     emitDefaultDecided: contained(
       ({ context, services }, params: { seam: WaterfallSeamName; decision: unknown }) => {
         const payload = {
@@ -254,8 +258,10 @@ export function createTurnActions(servicesOf: ServicesResolver<Services>): TurnA
       const items = context.steering.map((item) => ({ id: item.id, steering: true }));
       notify(services, 'agent/inbox/discard', { agentId: context.agentId, items }, context);
     }),
-    abortTurn: contained(({ context, services }) => {
-      services.scopes.get(context.scopeKey).controller.abort(context.cancel ?? { kind: 'user' });
+    abortTurn: contained(({ context, system }) => {
+      liveHandlesOf(system)
+        .scopes.get(context.scopeKey)
+        .controller.abort(context.cancel ?? { kind: 'user' });
     }),
     reportFailure: contained(({ context, services }, params: { origin: string }) => {
       if (!context.failure) return;

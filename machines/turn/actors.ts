@@ -1,4 +1,4 @@
-import { fromPromise, type PromiseActorLogic } from 'xstate';
+import { type ActorSystem, fromPromise, type PromiseActorLogic } from 'xstate';
 import { createDeltaRelay } from '../../model/deltaRelay.js';
 import { evaluateInstructions } from '../../model/instructions.js';
 import { createRequestDeriver, type RequestDeriver } from '../../model/request.js';
@@ -8,6 +8,7 @@ import type { ContinuationDecision, PromptDecision, RequestErrorDecision } from 
 import type { AgentHandle, DispatchScope, SeamSet } from '../../seams/types.js';
 import type { SessionLog } from '../../session/types.js';
 import { linkSignals } from '../../tools/signals.js';
+import { liveHandlesOf } from '../runtime/liveHandles.js';
 import { createReportingScope } from '../runtime/reportingScope.js';
 import type { RunScope } from '../runtime/scopeTable.js';
 import type { TurnMachineServices } from '../runtime/services.js';
@@ -50,8 +51,8 @@ interface Resolved {
   readonly dispatch: DispatchScope;
 }
 
-function resolve(services: TurnMachineServices, input: TurnSeamInput): Resolved {
-  const scope = services.scopes.get(input.scopeKey);
+function resolve(services: TurnMachineServices, system: ActorSystem<any>, input: TurnSeamInput): Resolved {
+  const scope = liveHandlesOf(system).scopes.get(input.scopeKey);
   return {
     seams: scope.seams,
     agent: scope.agent ?? services.agent,
@@ -80,7 +81,7 @@ export function createTurnActors(servicesOf: ServicesResolver<TurnMachineService
   return {
     promptSubmit: fromPromise<PromptDecision, PromptSubmitInput>(async ({ input, system }) => {
       const services = servicesOf({ system });
-      const { seams, agent, signal, dispatch } = resolve(services, input);
+      const { seams, agent, signal, dispatch } = resolve(services, system, input);
       const { item, turn } = input;
       const ctx = { agent, turn, content: item.content, source: item.source, signal };
       const outcome = await seams.waterfall(
@@ -93,17 +94,17 @@ export function createTurnActors(servicesOf: ServicesResolver<TurnMachineService
     }),
     preStep: fromPromise<void, TurnSeamInput>(async ({ input, system }) => {
       const services = servicesOf({ system });
-      const { seams, agent, signal, dispatch } = resolve(services, input);
+      const { seams, agent, signal, dispatch } = resolve(services, system, input);
       await seams.serial('agent/pre-step', { agent, turn: input.turn, step: input.step, signal }, dispatch);
     }),
     postStep: fromPromise<void, TurnSeamInput>(async ({ input, system }) => {
       const services = servicesOf({ system });
-      const { seams, agent, signal, dispatch } = resolve(services, input);
+      const { seams, agent, signal, dispatch } = resolve(services, system, input);
       await seams.serial('agent/post-step', { agent, turn: input.turn, step: input.step, signal }, dispatch);
     }),
     model: fromPromise<AcceptedAnswer, ModelInput>(async ({ input, signal: actorSignal, system }) => {
       const services = servicesOf({ system });
-      const { agent, signal: turnSignal, dispatch } = resolve(services, input);
+      const { agent, signal: turnSignal, dispatch } = resolve(services, system, input);
       const { turn, step } = input;
       // Leaving `requesting` aborts the actor signal; a cancel aborts the turn signal: either stops the request.
       const link = linkSignals(actorSignal, turnSignal);
@@ -137,7 +138,7 @@ export function createTurnActors(servicesOf: ServicesResolver<TurnMachineService
     }),
     requestError: fromPromise<RequestErrorDecision, RequestErrorInput>(async ({ input, system }) => {
       const services = servicesOf({ system });
-      const { seams, agent, signal, dispatch } = resolve(services, input);
+      const { seams, agent, signal, dispatch } = resolve(services, system, input);
       const ctx = {
         agent,
         turn: input.turn,
@@ -151,7 +152,7 @@ export function createTurnActors(servicesOf: ServicesResolver<TurnMachineService
     }),
     continuation: fromPromise<ContinuationDecision, ContinuationInput>(async ({ input, system }) => {
       const services = servicesOf({ system });
-      const { seams, agent, signal, dispatch } = resolve(services, input);
+      const { seams, agent, signal, dispatch } = resolve(services, system, input);
       const { turn, step, defaultDecision } = input;
       const ctx = { agent, turn, step, defaultDecision, signal };
       const outcome = await seams.waterfall('agent/turn-continuation', ctx, defaultDecision, dispatch);
@@ -159,7 +160,7 @@ export function createTurnActors(servicesOf: ServicesResolver<TurnMachineService
     }),
     turnStop: fromPromise<TurnStopOutput, TurnSeamInput>(async ({ input, system }) => {
       const services = servicesOf({ system });
-      const { seams, agent, signal, dispatch } = resolve(services, input);
+      const { seams, agent, signal, dispatch } = resolve(services, system, input);
       return seams.firstResult('agent/turn-stop', { agent, turn: input.turn, signal }, dispatch);
     }),
     flushLog: fromPromise<void, { readonly turn: number }>(({ system }) =>

@@ -5,6 +5,7 @@ import {
   ContentBlockSchema,
   type ContinuationDecision,
   type Failure,
+  type HookContext,
   type PromptDecision,
   type ToolCallBlock,
 } from '../../seams/schemas.js';
@@ -102,4 +103,9 @@ export function internalError(error: unknown): { message: string; code: 'INTERNA
 
 export function blockReason(decision: PromptDecision): string {
   return decision.kind === 'block' ? decision.reason : '';
+}
+
+/** The blocking decision's own contexts (recorded in the rejected turn; nothing else of the prompt survives). */
+export function blockContexts(decision: PromptDecision): readonly HookContext[] {
+  return decision.kind === 'block' ? (decision.additionalContexts ?? []) : [];
 }

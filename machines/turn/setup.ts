@@ -57,7 +57,7 @@ export const turnSetup = setup({
     // Side effects: no-ops here, bound to services by createTurnLogic.
     appendTurnStart: noop,
     recordPrompt: (_, _params: { decision: PromptDecision }) => {},
-    recordBlocked: (_, _params: { reason: string }) => {},
+    recordBlocked: (_, _params: { reason: string; contexts: readonly HookContext[] }) => {},
     emitDefaultDecided: (_, _params: { seam: WaterfallSeamName; decision: unknown }) => {},
     recordSteering: noop,
     appendStepStart: noop,

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { claudeCodeHooks, codexHooks } from '../../bridges/index.js';
-import { createHookAgent, fixture, hooksConfig, useScratchSessions } from './harness.js';
+import { createHookAgent, fixture, hooksConfig, requestTexts, rows, useScratchSessions } from './harness.js';
 
 const session = useScratchSessions();
 
@@ -59,7 +59,8 @@ describe('Codex dialect', () => {
     expect(claudeStdin.endsWith('}\n')).toBe(true);
     expect(JSON.parse(claudeStdin)).toEqual({
       session_id: claude.agent.id,
-      transcript_path: '',
+      // Without a session file, Claude hooks still get a transcript to read (a temporary one).
+      transcript_path: expect.stringMatching(/\.claude\.jsonl$/),
       cwd,
       hook_event_name: 'PreToolUse',
       tool_name: 'Bash',
@@ -95,6 +96,47 @@ describe('Codex dialect', () => {
     await run.send('go');
     expect(run.ran).toEqual(['BashOutput:tail']);
     expect(run.hookRows()).toEqual(['invoked:codex:PreToolUse:1:0', 'result:codex:PreToolUse:1:0:deny']);
+    await run.finish();
+  });
+
+  it('H19 a Codex UserPromptSubmit block with additionalContext records it in the rejected turn; the next request contains it', async () => {
+    const cwd = await session();
+    const config = hooksConfig({ UserPromptSubmit: [{ commands: [fixture('codex-block-context.sh')] }] });
+    const run = createHookAgent({ bridges: [await codexHooks(config)], cwd, script: [{ text: 'noted' }] });
+    await run.send('deploy the site');
+    await run.send('what is planned for today?');
+    const firstTurn = rows(run.agent.log.events).slice(0, 7);
+    expect(firstTurn).toEqual([
+      'turn/start',
+      'hook/invoked:codex:UserPromptSubmit:0:0',
+      'hook/result:codex:UserPromptSubmit:0:0',
+      'prompt/blocked',
+      'context:Deploy freeze in effect until Monday.',
+      'turn/end',
+      'turn/start',
+    ]);
+    expect(run.data('turn/end')[0]).toMatchObject({
+      reason: { kind: 'rejected', reason: 'deploys are frozen today' },
+    });
+    expect(run.model.requests).toHaveLength(1);
+    expect(requestTexts(run.model, 0)).toEqual([
+      'Deploy freeze in effect until Monday.',
+      'what is planned for today?',
+    ]);
+    await run.finish();
+  });
+
+  it("the Claude dialect drops a blocked prompt's context, as Claude Code does", async () => {
+    const cwd = await session();
+    const config = hooksConfig({ UserPromptSubmit: [{ commands: [fixture('codex-block-context.sh')] }] });
+    const run = createHookAgent({
+      bridges: [await claudeCodeHooks(config)],
+      cwd,
+      script: [{ text: 'noted' }],
+    });
+    await run.send('deploy the site');
+    await run.send('and now?');
+    expect(requestTexts(run.model, 0)).toEqual(['and now?']);
     await run.finish();
   });
 });

@@ -18,7 +18,8 @@ import {
   type Seams,
 } from '../../seams/index.js';
 import { checkInvariants } from '../../session/index.js';
-import { defineTool } from '../../tools/index.js';
+import type { SessionStore } from '../../session/types.js';
+import { createDemoTools, defineTool } from '../../tools/index.js';
 
 /** Absolute path of the fixture scripts. */
 export const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures');
@@ -102,6 +103,9 @@ export function createHookAgent(options: {
   script: Parameters<typeof scriptedModel>[0];
   cwd: string;
   approval?: ApprovalChannel;
+  /** The real demo toolset confined to `cwd` instead of the recording doubles. */
+  demoTools?: boolean;
+  store?: SessionStore;
 }): HookAgent {
   const lines: string[] = [];
   const logger = { lines, error: (m: string) => lines.push(m), warn: (m: string) => lines.push(m) };
@@ -109,7 +113,8 @@ export function createHookAgent(options: {
   for (const bridge of options.bridges) seams.use(bridge);
   const ran: string[] = [];
   const tools = createToolRegistry();
-  for (const name of ['Bash', 'BashOutput', 'Edit', 'Write']) tools.register(shellTool(name, ran));
+  if (options.demoTools) for (const tool of createDemoTools({ root: options.cwd })) tools.register(tool);
+  else for (const name of ['Bash', 'BashOutput', 'Edit', 'Write']) tools.register(shellTool(name, ran));
   const model = scriptedModel(options.script);
   const agent = createAgent({
     seams,
@@ -118,6 +123,7 @@ export function createHookAgent(options: {
     logger,
     cwd: options.cwd,
     ...(options.approval ? { approval: options.approval } : {}),
+    ...(options.store ? { store: options.store } : {}),
   });
   const events = (): readonly LogEvent[] => agent.log.events;
   return {

@@ -33,7 +33,7 @@ describe('Stop hooks', () => {
       hook_event_name: 'Stop',
       session_id: run.agent.id,
       cwd,
-      transcript_path: '',
+      transcript_path: expect.stringMatching(/\.claude\.jsonl$/),
       last_assistant_message: 'answer 1',
     });
     expect(run.data('step/start')).toHaveLength(9);

@@ -1,8 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { type AnyMachineSnapshot, createActor, toPromise } from 'xstate';
 import { z } from 'zod';
-import { toolCalls } from '../../machines/runtime/callTable.js';
-import { ScopeTable } from '../../machines/runtime/scopeTable.js';
 import { fixedServices } from '../../machines/runtime/systemServices.js';
 import { createToolCallActors } from '../../machines/toolCall/actors.js';
 import { createToolCallLogic } from '../../machines/toolCall/logic.js';
@@ -71,7 +69,6 @@ const echo = defineTool({
   finalizeContent: () => undefined,
 });
 
-let keys = 0;
 const GRACE_MS = 5_000;
 /** Real services for one path: seams with pass-through listeners on the present seams, one open call. */
 async function executePath(
@@ -89,17 +86,14 @@ async function executePath(
   const notifications = recordNotifications(seams);
   const tools = createToolRegistryCore();
   tools.register(echo);
-  const scopes = new ScopeTable();
-  const controller = new AbortController();
-  const scopeKey = scopes.open({ seams: seams.snapshot(), controller }, 'paths');
-  const callKey = `${scopeKey}/call-${keys++}`;
-  toolCalls.open(callKey, { name: 'echo', arguments: '{"text":"a"}', callId: 'c1' }, controller.signal);
-  const services = { tools, scopes, seams, cancelGraceMs: GRACE_MS };
+  const services = { tools, seams, cancelGraceMs: GRACE_MS };
   const real = createToolCallActors(fixedServices(services));
+  let sealed = false;
   try {
+    // The call opens its own scope and handles from its input (K02's shape).
     const run = await runPath(path, {
       logic: createToolCallLogic(services),
-      input: { scopeKey, callKey, batched },
+      input: { call: { callId: 'c1', name: 'echo', arguments: '{"text":"a"}' }, batched },
       stub: ['seal', 'preExecute', 'approval', 'guards', 'dispatch', 'postExecute', 'finalize'],
       events: graphEvents,
       quiesce: [{ type: 'COMMIT' }],
@@ -110,16 +104,19 @@ async function executePath(
           kind === 'done' &&
           (payload as { outcome: string }).outcome === 'sealed'
         ) {
-          await toPromise(createActor(real.seal, { input: pending.input as never }).start());
+          // In the call's own system (as its child), where its handles are.
+          await toPromise(
+            createActor(real.seal, { input: pending.input as never, parent: pending.actor }).start(),
+          );
+          sealed = true;
         }
       },
       log: notifications,
       ...(afterSteps ? { afterSteps } : {}),
     });
-    return { run, sealed: toolCalls.get(callKey).sealed !== undefined };
+    return { run, sealed };
   } finally {
     notifications.dispose();
-    toolCalls.close(callKey);
   }
 }
 

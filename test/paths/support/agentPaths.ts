@@ -9,7 +9,6 @@ import { createAgentLogic } from '../../../machines/agent/logic.js';
 import type { AgentContext, AgentEvent, AgentMachineServices } from '../../../machines/agent/types.js';
 import { agentMachine, graphEvents } from '../../../machines/agent.js';
 import type { InboxItem } from '../../../machines/runtime/inbox.js';
-import { ScopeTable } from '../../../machines/runtime/scopeTable.js';
 import type { TurnInput, TurnOutput } from '../../../machines/turn/types.js';
 import { createSeams } from '../../../seams/index.js';
 import type { Seams } from '../../../seams/types.js';
@@ -174,7 +173,6 @@ export async function executeAgentPath(
   const services: AgentMachineServices = {
     agentId: 'a1',
     tools: createToolRegistryCore(),
-    scopes: new ScopeTable(),
     cancelGraceMs: 5_000,
     log,
     seams,

@@ -1,5 +1,5 @@
 import { type AnyMachineSnapshot, type EventObject, fromCallback } from 'xstate';
-import { ScopeTable } from '../../../machines/runtime/scopeTable.js';
+import { liveHandlesOf } from '../../../machines/runtime/liveHandles.js';
 import { createToolBatchLogic } from '../../../machines/toolBatch/logic.js';
 import type {
   CallCommittedEvent,
@@ -140,8 +140,6 @@ function refusedAppendSteps(path: MachinePath): Set<number> {
   return indexes;
 }
 
-let runs = 0;
-
 /**
  * Executes one batch path under a stand-in turn. The turn part is what `toolBatch.harness.ts` does:
  * `turn/start`, the prompt, `step/start` and the `assistant/message` with the calls before the batch;
@@ -161,12 +159,13 @@ export async function executeBatchPath(
 ): Promise<BatchPathRun> {
   const log = createSessionLog();
   const seams = createSeams({ logger: { error: () => {} } });
-  const scopes = new ScopeTable();
-  // Call-table keys are global: a fresh prefix per run keeps a failed run from leaking into the next.
-  const scopeKey = scopes.open(
-    { seams: seams.snapshot(), controller: new AbortController() },
-    `batch-${runs++}`,
-  );
+  // The batch's run scope lives in its actor system (the stand-in turn's), opened before it starts.
+  const scopeKey = 'batch';
+  const prepare = (actor: { system: Parameters<typeof liveHandlesOf>[0] }): void =>
+    void liveHandlesOf(actor.system).scopes.openAs(scopeKey, {
+      seams: seams.snapshot(),
+      controller: new AbortController(),
+    });
   const refused = refusedAppendSteps(path);
   let refusing = false;
   const realAppend = log.appendCore.bind(log);
@@ -189,12 +188,12 @@ export async function executeBatchPath(
   const run = await runPath(path, {
     logic: createToolBatchLogic({
       tools: createToolRegistryCore(),
-      scopes,
       seams,
       log,
       cancelGraceMs: 5_000,
     }),
     input: { ...input, scopeKey },
+    prepare,
     stub: ['classify', 'toolCall'],
     events: graphEvents,
     parent: standIn,
@@ -243,6 +242,5 @@ export async function executeBatchPath(
           ? { kind: 'aborted' }
           : { kind: 'completed' },
   });
-  scopes.close(scopeKey);
   return { ...run, committed, expected: { turn, step, contents } };
 }

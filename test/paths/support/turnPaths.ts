@@ -1,6 +1,6 @@
 import type { AnyMachineSnapshot, AnyStateMachine, EventObject } from 'xstate';
 import { createInboxItem } from '../../../machines/runtime/inbox.js';
-import { ScopeTable } from '../../../machines/runtime/scopeTable.js';
+import { liveHandlesOf } from '../../../machines/runtime/liveHandles.js';
 import type { TurnMachineServices } from '../../../machines/runtime/services.js';
 import { createTurnLogic } from '../../../machines/turn/logic.js';
 import {
@@ -138,12 +138,10 @@ export async function executeTurnPath(
       return realAppend(type as never, data);
     }) as SessionLog['appendCore'];
   }
-  const scopes = new ScopeTable();
   const agent = fakeAgent(log);
   const reported: unknown[] = [];
   const services: TurnMachineServices = {
     tools: { register: () => undefined, get: () => undefined, names: () => [], schemas: () => [] } as never,
-    scopes,
     cancelGraceMs: 5_000,
     log,
     seams,
@@ -154,14 +152,19 @@ export async function executeTurnPath(
     sessionStartTimeoutMs: 1_000,
     reportError: (failure) => reported.push(failure),
   };
-  const scopeKey = scopes.open(
-    { seams: seams.snapshot('a1'), controller: new AbortController(), agent },
-    'turn',
-  );
+  // The turn's run scope lives in its actor system, opened before it starts.
+  const scopeKey = 'turn';
+  const prepare = (actor: { system: Parameters<typeof liveHandlesOf>[0] }): void =>
+    void liveHandlesOf(actor.system).scopes.openAs(scopeKey, {
+      seams: seams.snapshot('a1'),
+      controller: new AbortController(),
+      agent,
+    });
   const logic = createTurnLogic(services);
   const run = await runPath(path, {
     logic: options.mutate ? options.mutate(logic, log) : logic,
     input: { ...input, scopeKey },
+    prepare,
     events: graphEvents,
     quiesce: [{ type: 'CANCEL', cause: { kind: 'user' }, keepInbox: false } as EventObject],
     // turn/start confirms itself with TURN_OPENED (or fails with INTERNAL_ERROR): the machine sends those.

@@ -3,7 +3,6 @@ import { createActor, enqueueActions } from 'xstate';
 import { createAgentLogic } from '../../../machines/agent/logic.js';
 import type { AgentMachineServices } from '../../../machines/agent/types.js';
 import { createInboxItem } from '../../../machines/runtime/inbox.js';
-import { ScopeTable } from '../../../machines/runtime/scopeTable.js';
 import { fixedServices } from '../../../machines/runtime/systemServices.js';
 import { createTurnActions } from '../../../machines/turn/actions.js';
 import { createTurnLogic } from '../../../machines/turn/logic.js';
@@ -33,7 +32,6 @@ describe('a turn actor that dies holding steering', () => {
     const services: AgentMachineServices = {
       agentId: 'a1',
       tools: createToolRegistryCore(),
-      scopes: new ScopeTable(),
       cancelGraceMs: 5_000,
       log,
       seams,

@@ -1,6 +1,6 @@
 import { type AnyActorLogic, type AnyActorRef, createActor, fromPromise, toPromise } from 'xstate';
 import { createInboxItem } from '../../../machines/runtime/inbox.js';
-import { ScopeTable } from '../../../machines/runtime/scopeTable.js';
+import { liveHandlesOf } from '../../../machines/runtime/liveHandles.js';
 import type { TurnMachineServices } from '../../../machines/runtime/services.js';
 import { createTurnLogic } from '../../../machines/turn/logic.js';
 import { type SeamsPresent, type ToolBatchInput, turnSeams } from '../../../machines/turn/types.js';
@@ -76,12 +76,10 @@ export function runTurn(options: {
   store?: SessionStore;
 }): TurnRun {
   const log = createSessionLog(options.store ? { store: options.store } : {});
-  const scopes = new ScopeTable();
   const errors: unknown[] = [];
   const agent = fakeHandle(log);
   const services: TurnMachineServices = {
     tools: noTools,
-    scopes,
     cancelGraceMs: 50,
     log,
     seams: options.seams,
@@ -93,7 +91,7 @@ export function runTurn(options: {
     reportError: (failure) => errors.push(failure),
   };
   const set = options.seams.snapshot('a1');
-  const scopeKey = scopes.open({ seams: set, controller: new AbortController(), agent }, 'turn');
+  const scopeKey = 'turn';
   const seamsPresent = Object.fromEntries(turnSeams.map((name) => [name, set.has(name)])) as SeamsPresent;
   const base = createTurnLogic(services);
   const logic =
@@ -111,6 +109,12 @@ export function runTurn(options: {
       maxParallel: 10,
       maxStepsPerTurn: 100,
     },
+  });
+  // The turn's run scope lives in its actor system, opened before it starts.
+  liveHandlesOf(actor.system).scopes.openAs(scopeKey, {
+    seams: set,
+    controller: new AbortController(),
+    agent,
   });
   actor.subscribe({ error: (error) => errors.push(error) });
   const done = toPromise(actor);

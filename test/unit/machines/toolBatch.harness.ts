@@ -1,5 +1,5 @@
 import { assign, createActor, sendTo, setup } from 'xstate';
-import { ScopeTable } from '../../../machines/runtime/scopeTable.js';
+import { liveHandlesOf } from '../../../machines/runtime/liveHandles.js';
 import { createToolBatchLogic } from '../../../machines/toolBatch/logic.js';
 import type { ToolBatchOutput } from '../../../machines/toolBatch/types.js';
 import { createSeams } from '../../../seams/index.js';
@@ -49,16 +49,14 @@ export function createBatchHarness(): BatchHarness {
   const log = createSessionLog();
   const seams = createSeams({ logger: createRecordingLogger() });
   const tools = createToolRegistryCore();
-  const scopes = new ScopeTable();
   let turn = 0;
 
   const run: BatchHarness['run'] = (calls, options = {}) => {
     turn += 1;
     const controller = new AbortController();
-    const scopeKey = scopes.open({ seams: seams.snapshot(), controller }, 'test-turn');
+    const scopeKey = 'test-turn';
     const toolBatch = createToolBatchLogic({
       tools,
-      scopes,
       seams,
       log: options.batchLog ?? log,
       cancelGraceMs: options.cancelGraceMs ?? 5_000,
@@ -103,6 +101,8 @@ export function createBatchHarness(): BatchHarness {
       }),
     });
     const actor = createActor(standIn);
+    // The batch's run scope lives in the actor system it joins.
+    liveHandlesOf(actor.system).scopes.openAs(scopeKey, { seams: seams.snapshot(), controller });
     const finished = new Promise<{ output: ToolBatchOutput; contexts: HookContext[] }>((resolve, reject) => {
       actor.subscribe({
         complete: () => {
@@ -113,7 +113,7 @@ export function createBatchHarness(): BatchHarness {
             turn,
             reason: result.output.aborted ? { kind: 'aborted' } : { kind: 'completed' },
           });
-          scopes.close(scopeKey);
+          liveHandlesOf(actor.system).close(scopeKey);
           resolve(result);
         },
         error: reject,

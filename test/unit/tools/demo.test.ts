@@ -31,13 +31,15 @@ describe('createDemoTools', () => {
   });
 
   it('Write, Read and Edit work inside the scratch directory; Read is parallel, the others exclusive', async () => {
-    expect(await run('Write', { path: 'notes/a.txt', content: 'hello world' })).toMatchObject({
+    expect(await run('Write', { file_path: 'notes/a.txt', content: 'hello world' })).toMatchObject({
       isError: false,
     });
-    expect(await run('Edit', { path: 'notes/a.txt', old: 'world', new: 'there' })).toMatchObject({
+    expect(
+      await run('Edit', { file_path: 'notes/a.txt', old_string: 'world', new_string: 'there' }),
+    ).toMatchObject({
       isError: false,
     });
-    expect(await run('Read', { path: 'notes/a.txt' })).toMatchObject({
+    expect(await run('Read', { file_path: 'notes/a.txt' })).toMatchObject({
       isError: false,
       value: 'hello there',
     });
@@ -53,11 +55,11 @@ describe('createDemoTools', () => {
   });
 
   it('a path outside the root, also through a symlink, is a tool error', async () => {
-    const outside = await run('Read', { path: '../../etc/passwd' });
+    const outside = await run('Read', { file_path: '../../etc/passwd' });
     expect(outside.isError && outside.error.code).toBe('TOOL_FAILED');
     expect(outside.isError && outside.error.message).toContain('is outside the scratch directory');
     await symlink(tmpdir(), path.join(root, 'escape'));
-    const viaLink = await run('Write', { path: 'escape/x.txt', content: 'no' });
+    const viaLink = await run('Write', { file_path: 'escape/x.txt', content: 'no' });
     expect(viaLink.isError && viaLink.error.message).toContain('is outside the scratch directory');
   });
 
@@ -96,11 +98,11 @@ describe('createDemoTools', () => {
     try {
       const started = performance.now();
       const results = await Promise.all([
-        ...Array.from({ length: 8 }, () => run('Read', { path: 'pipe' })),
-        run('Write', { path: 'pipe', content: 'x' }),
-        run('Edit', { path: 'pipe', old: 'a', new: 'b' }),
-        run('Read', { path: 'sock' }),
-        run('Read', { path: '.' }),
+        ...Array.from({ length: 8 }, () => run('Read', { file_path: 'pipe' })),
+        run('Write', { file_path: 'pipe', content: 'x' }),
+        run('Edit', { file_path: 'pipe', old_string: 'a', new_string: 'b' }),
+        run('Read', { file_path: 'sock' }),
+        run('Read', { file_path: '.' }),
       ]);
       expect(performance.now() - started).toBeLessThan(2_000);
       expect(results.map(messageOf)).toEqual([
@@ -114,7 +116,7 @@ describe('createDemoTools', () => {
         'Path "." is not a regular file (a directory); the demo tools only open regular files',
       ]);
       // The thread pool is free: ordinary file work still completes.
-      expect(await run('Write', { path: 'after.txt', content: 'ok' })).toMatchObject({ isError: false });
+      expect(await run('Write', { file_path: 'after.txt', content: 'ok' })).toMatchObject({ isError: false });
     } finally {
       server.close();
     }
@@ -124,14 +126,14 @@ describe('createDemoTools', () => {
     const outside = await mkdtemp(path.join(tmpdir(), 'seamchart-outside-'));
     try {
       await symlink(path.join(outside, 'planted.txt'), path.join(root, 'dangling'));
-      const result = await run('Write', { path: 'dangling', content: 'pwned' });
+      const result = await run('Write', { file_path: 'dangling', content: 'pwned' });
       expect(messageOf(result)).toBe(
         'Path "dangling" is a symbolic link that does not resolve inside the scratch directory; refused',
       );
       await expect(readFile(path.join(outside, 'planted.txt'), 'utf8')).rejects.toThrow(/ENOENT/);
       // A dangling link as a directory component does not get through either.
       await symlink(path.join(outside, 'dir'), path.join(root, 'dirlink'));
-      const nested = await run('Write', { path: 'dirlink/x.txt', content: 'pwned' });
+      const nested = await run('Write', { file_path: 'dirlink/x.txt', content: 'pwned' });
       expect(nested.isError).toBe(true);
       await expect(readFile(path.join(outside, 'dir', 'x.txt'), 'utf8')).rejects.toThrow(/ENOENT/);
     } finally {
@@ -146,10 +148,10 @@ describe('createDemoTools', () => {
       await writeFile(secret, 'top secret');
       await link(secret, path.join(root, 'hard.txt'));
       const results = await Promise.all([
-        run('Read', { path: 'hard.txt' }),
-        run('Edit', { path: 'hard.txt', old: 'top', new: 'no' }),
+        run('Read', { file_path: 'hard.txt' }),
+        run('Edit', { file_path: 'hard.txt', old_string: 'top', new_string: 'no' }),
       ]);
-      results.push(await run('Write', { path: 'hard.txt', content: 'overwritten' }));
+      results.push(await run('Write', { file_path: 'hard.txt', content: 'overwritten' }));
       expect(results.map(messageOf)).toEqual(
         Array.from(
           { length: 3 },
@@ -165,7 +167,7 @@ describe('createDemoTools', () => {
 
   it('R03 Read shows the first 256 KiB of a large file and says what it cut', async () => {
     await writeFile(path.join(root, 'big.txt'), 'a'.repeat(300 * 1024));
-    const result = await run('Read', { path: 'big.txt' });
+    const result = await run('Read', { file_path: 'big.txt' });
     const text = (result as unknown as { value: string }).value;
     expect(text.startsWith('a'.repeat(256 * 1024))).toBe(true);
     expect(text.slice(256 * 1024)).toBe(
