@@ -31,6 +31,20 @@ function createSlowEcho(expected: number) {
   });
 }
 
+/** A registry with one `echo` tool that returns its text. */
+function createEchoRegistry(): ReturnType<typeof createToolRegistry> {
+  const tools = createToolRegistry();
+  tools.register(
+    defineTool({
+      name: 'echo',
+      description: 'Echo',
+      parameters: z.object({ text: z.string() }),
+      execute: ({ text }) => text,
+    }),
+  );
+  return tools;
+}
+
 function resultsOf(agent: ReturnType<typeof createAgent>): unknown[] {
   return agent.log.events
     .filter((event) => event.type === 'tool/result')
@@ -73,15 +87,7 @@ describe('live handles have an owner', () => {
 
   it('K02 createToolCallLogic(services) runs one call from the public API alone', async () => {
     // The JSDoc example of createToolCallLogic, as written there.
-    const tools = createToolRegistry();
-    tools.register(
-      defineTool({
-        name: 'echo',
-        description: 'Echo',
-        parameters: z.object({ text: z.string() }),
-        execute: ({ text }) => text,
-      }),
-    );
+    const tools = createEchoRegistry();
     const seams = createSeams();
     const logic = createToolCallLogic({ tools, seams, cancelGraceMs: 5_000 });
     const actor = createActor(logic, {
@@ -94,15 +100,7 @@ describe('live handles have an owner', () => {
   });
 
   it('K02 a standalone call reports invalid arguments as its result, like any other call', async () => {
-    const tools = createToolRegistry();
-    tools.register(
-      defineTool({
-        name: 'echo',
-        description: 'Echo',
-        parameters: z.object({ text: z.string() }),
-        execute: ({ text }) => text,
-      }),
-    );
+    const tools = createEchoRegistry();
     const logic = createToolCallLogic({ tools, seams: createSeams(), cancelGraceMs: 5_000 });
     const actor = createActor(logic, {
       input: { call: { callId: 'c2', name: 'echo', arguments: '{"text":' } },
