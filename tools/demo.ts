@@ -43,6 +43,7 @@ export function createDemoTools(options: DemoToolsOptions): ToolDefinition[] {
 
   const bash = defineTool({
     name: 'Bash',
+    kind: 'execute',
     description: `Run a shell command (sh -c) starting in the scratch directory ${root} (not a sandbox). Returns exit code, stdout and stderr (last 64 KiB each); background processes are killed when the command exits.`,
     // Claude Code's Bash input: `timeout` in milliseconds (at most 10 minutes), `description` for people.
     parameters: z.object({
@@ -64,6 +65,7 @@ export function createDemoTools(options: DemoToolsOptions): ToolDefinition[] {
 
   const read = defineTool({
     name: 'Read',
+    kind: 'read',
     description:
       'Read a UTF-8 text file inside the scratch directory (at most the first 256 KiB); `offset` (1-based line) and `limit` (lines) select part of it.',
     parameters: z.object({
@@ -85,6 +87,7 @@ export function createDemoTools(options: DemoToolsOptions): ToolDefinition[] {
 
   const write = defineTool({
     name: 'Write',
+    kind: 'edit',
     description: 'Create or overwrite a UTF-8 text file inside the scratch directory.',
     parameters: z.object({ file_path: z.string().min(1), content: z.string() }),
     execute: async ({ file_path: rawPath, content }) => {
@@ -101,6 +104,7 @@ export function createDemoTools(options: DemoToolsOptions): ToolDefinition[] {
 
   const edit = defineTool({
     name: 'Edit',
+    kind: 'edit',
     description:
       'Replace `old_string` with `new_string` in a file inside the scratch directory: exactly one occurrence, or every one with `replace_all`.',
     parameters: z.object({
@@ -152,6 +156,7 @@ export function createDemoTools(options: DemoToolsOptions): ToolDefinition[] {
 
   const globTool = defineTool({
     name: 'Glob',
+    kind: 'search',
     description: 'List files matching a glob pattern (`**/*.ts`) inside the scratch directory, sorted.',
     parameters: z.object({ pattern: z.string().min(1), path: z.string().min(1).optional() }),
     execute: async ({ pattern, path: dir }) => (await findFiles(pattern, dir)).join('\n'),
@@ -160,6 +165,7 @@ export function createDemoTools(options: DemoToolsOptions): ToolDefinition[] {
 
   const grep = defineTool({
     name: 'Grep',
+    kind: 'search',
     description:
       'Search files inside the scratch directory for a regular expression; `glob` filters the files (`*.ts`). Returns `file:line:text` lines.',
     parameters: z.object({

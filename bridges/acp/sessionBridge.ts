@@ -1,7 +1,7 @@
 import * as acp from '@agentclientprotocol/sdk';
 import { Seam } from '../../seams/names.js';
 import type { ContentBlock } from '../../seams/schemas.js';
-import type { Disposer, LogEvent } from '../../seams/types.js';
+import type { Disposer, LogEvent, SeamCtx } from '../../seams/types.js';
 import { toAcpText } from './content.js';
 import { createRememberedApprovals } from './permission.js';
 import { type EndReason, toStopReason } from './stopReason.js';
@@ -82,9 +82,35 @@ export function bridgeSession(session: AcpSession, outlet: SessionOutlet): Sessi
       ),
     );
   };
+  const failAll = (message: string): void => {
+    for (const pending of [...byMessage.values()])
+      settle(pending, () =>
+        pending.reject(new acp.RequestError(-32603, message, { code: 'SESSION_FAILED' })),
+      );
+  };
   const cancelAll = (): void => {
     for (const pending of [...byMessage.values()])
       settle(pending, () => pending.resolve({ stopReason: 'cancelled' }));
+  };
+
+  // Which block types of a step have streamed (`text`, `reasoning`), keyed `<turn>.<step>`.
+  const streamed = new Map<string, Set<string>>();
+  const onDelta = ({ turn, step, delta }: SeamCtx<'model/delta'>): void => {
+    const key = stepKey(turn, step);
+    if (delta.kind === 'discard') {
+      // The step failed or was cancelled after streaming; a retry streams (or answers) afresh.
+      streamed.delete(key);
+      return;
+    }
+    if (delta.kind !== 'text' && delta.kind !== 'reasoning') return;
+    if (delta.text === '') return;
+    const kinds = streamed.get(key) ?? new Set<string>();
+    kinds.add(delta.kind);
+    streamed.set(key, kinds);
+    send({
+      sessionUpdate: delta.kind === 'text' ? 'agent_message_chunk' : 'agent_thought_chunk',
+      content: { type: 'text', text: delta.text },
+    });
   };
 
   const onEvent = (event: LogEvent): void => {
@@ -100,9 +126,15 @@ export function bridgeSession(session: AcpSession, outlet: SessionOutlet): Sessi
         if (pending) endPrompt(pending, data.reason as EndReason);
         return;
       }
-      case 'assistant/message':
-        for (const update of messageUpdates(data.content as ContentBlock[])) send(update);
+      case 'assistant/message': {
+        // Text that already streamed as deltas is not sent again; an adapter that does not stream sends it here.
+        const key = stepKey(data.turn as number, data.step as number);
+        const already = streamed.get(key);
+        streamed.delete(key);
+        const content = (data.content as ContentBlock[]).filter((block) => !already?.has(block.type));
+        for (const update of messageUpdates(content)) send(update);
         return;
+      }
       case 'tool/call':
         send({ sessionUpdate: 'tool_call', ...toToolCall(data as unknown as LoggedToolCall, kindOf) });
         return;
@@ -115,6 +147,7 @@ export function bridgeSession(session: AcpSession, outlet: SessionOutlet): Sessi
   const filter = { agent: agent.id };
   const disposers: Disposer[] = [
     seams.on(Seam.sessionEvent, ({ event }) => onEvent(event), { ...filter, name: 'acp.updates' }),
+    seams.on(Seam.modelDelta, onDelta, { ...filter, name: 'acp.deltas' }),
     seams.on(
       Seam.inboxEnqueue,
       ({ id, steering }) => {
@@ -146,6 +179,9 @@ export function bridgeSession(session: AcpSession, outlet: SessionOutlet): Sessi
       Seam.status,
       ({ status }) => {
         if (status === 'disposed') cancelAll();
+        // A session whose store failed takes no more turns: what is still open is answered with an error.
+        else if ((status as string) === 'failed')
+          failAll(`session ${agent.id} failed and takes no more prompts`);
       },
       { ...filter, name: 'acp.disposal' },
     ),
@@ -198,6 +234,10 @@ export function bridgeSession(session: AcpSession, outlet: SessionOutlet): Sessi
       return disposal;
     },
   };
+}
+
+function stepKey(turn: number, step: number): string {
+  return `${turn}.${step}`;
 }
 
 function messageUpdates(content: readonly ContentBlock[]): acp.SessionUpdate[] {

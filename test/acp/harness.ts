@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { type AcpSessionRequest, type ServeAcpOptions, serveAcp } from '../../bridges/acp/index.js';
 import { createAgent, createToolRegistry } from '../../machines/index.js';
 import { type ScriptStep, scriptedModel } from '../../model/index.js';
+import type { ModelAdapter } from '../../model/types.js';
 import { createSeams } from '../../seams/index.js';
 import type { Seams } from '../../seams/types.js';
 import { checkInvariants, readJsonlLog } from '../../session/index.js';
@@ -86,6 +87,8 @@ export interface AcpFixtureOptions {
     request: AcpSessionRequest,
   ) => void | SessionExtras | Promise<void | SessionExtras>;
   permissions?: PermissionScript;
+  /** A model for every session instead of the scripts (e.g. one that does not stream). */
+  model?: ModelAdapter;
   sessionsDir?: string;
   serve?: Partial<ServeAcpOptions>;
 }
@@ -105,7 +108,7 @@ export function createAcpFixture(options: AcpFixtureOptions) {
       tools.register(echoTool);
       tools.register(failTool);
       const extras = (await options.setup?.(seams, tools, request)) ?? {};
-      const model = scriptedModel(scripts.shift() ?? []);
+      const model = options.model ?? scriptedModel(scripts.shift() ?? []);
       const agent = createAgent({
         seams,
         tools,

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { claudeCodeHooks } from '../../bridges/index.js';
 import { connectMcpServers } from '../../tools/mcp/index.js';
-import { useAcpFixtures } from './harness.js';
+import { until, useAcpFixtures } from './harness.js';
 
 const notesServer = path.join(import.meta.dirname, 'fixtures', 'notesServer.mjs');
 const createFixture = useAcpFixtures();
@@ -86,6 +86,54 @@ describe('MCP servers in ACP sessions', () => {
     // The session's MCP server ended with the session.
     expect(isAlive(pid)).toBe(false);
     await fixture.expectCleanSessions();
+  });
+
+  it('A08 an MCP server killed mid-session fails its calls with a clear error; the session keeps answering', async () => {
+    const createdPid: { file: string } = { file: '' };
+    const fixture = createFixture({
+      scripts: [
+        [
+          { toolCalls: [{ id: 'c1', name: 'mcp__notes__lookup', arguments: { key: 'a' } }] },
+          { text: 'first' },
+          { toolCalls: [{ id: 'c1', name: 'mcp__notes__lookup', arguments: { key: 'b' } }] },
+          { text: 'second' },
+        ],
+      ],
+      setup: async (_seams, tools, request) => {
+        const mcp = await connectMcpServers(request.mcpServers, { cwd: request.cwd });
+        for (const tool of mcp.tools) tools.register(tool);
+        return { close: () => mcp.close() };
+      },
+    });
+    createdPid.file = path.join(fixture.sessionsDir, 'notes.pid');
+    await fixture.initialize();
+    const sessionId = await fixture.newSession(fixture.sessionsDir, [
+      {
+        name: 'notes',
+        command: process.execPath,
+        args: [notesServer],
+        env: [{ name: 'NOTES_PID_FILE', value: createdPid.file }],
+      },
+    ]);
+    expect(await fixture.prompt(sessionId, 'one')).toEqual({ stopReason: 'end_turn' });
+    const pid = Number(readFileSync(createdPid.file, 'utf8'));
+    process.kill(pid, 'SIGKILL');
+    await until(() => !isAlive(pid));
+    expect(await fixture.prompt(sessionId, 'two')).toEqual({ stopReason: 'end_turn' });
+    const failed = fixture
+      .updatesOf(sessionId)
+      .filter(
+        (u) => u.sessionUpdate === 'tool_call_update' && u.toolCallId === '2.1.c1' && u.status === 'failed',
+      );
+    expect(failed).toHaveLength(1);
+    expect(failed[0]).toMatchObject({
+      content: [
+        {
+          type: 'content',
+          content: { type: 'text', text: 'Error: MCP server "notes" could not run lookup: Not connected' },
+        },
+      ],
+    });
   });
 
   it('A08 an MCP tool that reports isError fails the call with its text', async () => {

@@ -6,7 +6,11 @@ const createFixture = useAcpFixtures();
 
 describe('ACP prompts', () => {
   it('A01 initialize → session/new → session/prompt streams agent_message_chunk, then end_turn; the file checks clean', async () => {
-    const fixture = createFixture({ scripts: [[{ text: 'Hello from seamchart' }]] });
+    const fixture = createFixture({
+      scripts: [
+        [{ reasoning: 'greet them', text: 'Hello from seamchart', chunks: ['Hel', 'lo from ', 'seamchart'] }],
+      ],
+    });
     const init = await fixture.initialize();
     expect(init).toMatchObject({
       protocolVersion: 1,
@@ -22,8 +26,14 @@ describe('ACP prompts', () => {
     expect(sessionId).toMatch(/^[0-9a-f-]{36}$/);
     const response = await fixture.prompt(sessionId, 'hi');
     expect(response).toEqual({ stopReason: 'end_turn' });
-    // Every update of the turn arrived before its response.
-    expect(chunkText(fixture.updatesOf(sessionId), 'agent_message_chunk')).toBe('Hello from seamchart');
+    // The text streamed as the model sent it (model/delta), every chunk before the response, none twice.
+    expect(fixture.updatesOf(sessionId)).toEqual([
+      { sessionUpdate: 'agent_thought_chunk', content: { type: 'text', text: 'greet' } },
+      { sessionUpdate: 'agent_thought_chunk', content: { type: 'text', text: ' them' } },
+      { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'Hel' } },
+      { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'lo from ' } },
+      { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'seamchart' } },
+    ]);
     await fixture.close();
     await fixture.expectCleanSessions();
   });
@@ -62,6 +72,42 @@ describe('ACP prompts', () => {
         { type: 'text', text: '[resource] notes.md: file:///tmp/notes.md' },
       ],
     ]);
+  });
+
+  it("A01 a model that does not stream still reaches the editor: the step's text as one chunk", async () => {
+    const fixture = createFixture({
+      scripts: [],
+      model: { request: async () => ({ content: [{ type: 'text', text: 'all at once' }], finish: 'stop' }) },
+    });
+    await fixture.initialize();
+    const sessionId = await fixture.newSession();
+    expect(await fixture.prompt(sessionId, 'hi')).toEqual({ stopReason: 'end_turn' });
+    expect(fixture.updatesOf(sessionId)).toEqual([
+      { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'all at once' } },
+    ]);
+  });
+
+  it('A01 a prompt sent while another runs waits for its own turn and answers with that turn', async () => {
+    const fixture = createFixture({
+      scripts: [[{ delayMs: 30, text: 'first answer' }, { text: 'second answer' }]],
+    });
+    await fixture.initialize();
+    const sessionId = await fixture.newSession();
+    const answered: string[] = [];
+    const first = fixture.prompt(sessionId, 'one').then((response) => {
+      answered.push(`one:${chunkText(fixture.updatesOf(sessionId), 'agent_message_chunk')}`);
+      return response;
+    });
+    const second = fixture.prompt(sessionId, 'two').then((response) => {
+      answered.push(`two:${chunkText(fixture.updatesOf(sessionId), 'agent_message_chunk')}`);
+      return response;
+    });
+    expect(await Promise.all([first, second])).toEqual([
+      { stopReason: 'end_turn' },
+      { stopReason: 'end_turn' },
+    ]);
+    // Each response came after its own turn's text and before the next turn's.
+    expect(answered).toEqual(['one:first answer', 'two:first answersecond answer']);
   });
 
   it('A02 a prompt blocked by a prompt-submit plugin answers refusal; the next prompt runs normally', async () => {

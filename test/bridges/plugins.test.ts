@@ -131,4 +131,35 @@ describe('Claude Code plugins', () => {
     const missing = await claudeCodeHooks({ plugins: [path.join(cwd, 'nope')] }).catch((e: unknown) => e);
     expect((missing as Error).message).toBe(`${path.join(cwd, 'nope')}: is not a plugin directory`);
   });
+
+  it('the example plugin in examples/claude-plugin runs from the README command and refuses the .env write', async () => {
+    const cwd = await session();
+    vi.stubEnv('XDG_DATA_HOME', path.join(cwd, 'xdg'));
+    try {
+      const examples = path.resolve(FIXTURES, '../../../examples/claude-plugin');
+      const io = captureIO();
+      const code = await main(
+        [
+          'run',
+          'save the notes',
+          '--model',
+          `scripted:${path.join(examples, 'script.json')}`,
+          '--tools',
+          'demo',
+        ].concat(['--cwd', cwd, '--claude-plugin', examples]),
+        io,
+      );
+      expect(code).toBe(0);
+      expect(io.out()).toContain('.env holds secrets: secrets-guard refuses to write it');
+      expect(await readFile(path.join(cwd, 'notes.txt'), 'utf8')).toBe('hello');
+      await expect(readFile(path.join(cwd, '.env'), 'utf8')).rejects.toThrow(/ENOENT/);
+      const log = await readFile(
+        path.join(cwd, 'xdg', 'seamchart', 'plugins', 'secrets-guard', 'refusals.log'),
+        'utf8',
+      );
+      expect(log).toMatch(/refused \.env\n$/);
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
 });

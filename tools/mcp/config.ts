@@ -53,7 +53,7 @@ export function parseMcpConfig(raw: unknown, file = 'MCP config'): McpStdioServe
     if (!entry.success) {
       const issue = entry.error.issues[0];
       throw new McpConfigError(
-        `${file}: MCP server "${name}": ${issue?.path.join('.') || 'entry'} ${issue?.message ?? 'is invalid'}`,
+        `${file}: MCP server "${name}": ${issue?.path.join('.') || 'entry'}: ${(issue?.message ?? 'is invalid').replace(/^Invalid input: /, '')}`,
       );
     }
     return {

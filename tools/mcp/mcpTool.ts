@@ -29,11 +29,20 @@ export function defineMcpTool(server: string, listed: ListedMcpTool, client: Cli
     parameters: toParameters(listed.inputSchema),
     kind: listed.annotations?.readOnlyHint ? 'read' : 'other',
     async execute(args, exec) {
-      const result = await client.callTool(
-        { name: listed.name, arguments: args as Record<string, unknown> },
-        undefined,
-        { signal: exec.signal, timeout: NO_CLIENT_TIMEOUT },
-      );
+      const result = await client
+        .callTool({ name: listed.name, arguments: args as Record<string, unknown> }, undefined, {
+          signal: exec.signal,
+          timeout: NO_CLIENT_TIMEOUT,
+        })
+        .catch((error: unknown) => {
+          // A server that exited answers "Not connected": say which server and tool.
+          throw new Error(
+            `MCP server "${server}" could not run ${listed.name}: ${(error as Error).message}`,
+            {
+              cause: error,
+            },
+          );
+        });
       const text = describeContent(result.content);
       if (result.isError) throw new Error(text || `MCP tool ${listed.name} failed`);
       return text;
