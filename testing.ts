@@ -1,3 +1,3 @@
 // The `seamchart/testing` entry: what users need to test their own plugins the way we test ours.
-export { checkInvariants, checkLedger, formatViolation } from './session/index.js';
+export { checkInvariants, checkLedger, coreTurnEvents, formatViolation } from './session/index.js';
 export * from './testing/index.js';

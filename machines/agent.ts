@@ -7,6 +7,15 @@ import type { TurnInput } from './turn/types.js';
 
 export { graphEvents } from './agent/graph.js';
 
+/** The eventless edge every state has into `failed`. */
+const STORE_FAILED_EDGE = { guard: 'storeFailed', target: '#agent.failed' } as const;
+
+/** `DISPOSE` says whether pending items stay in the log for a resume. */
+const KEEP_INBOX_ON_DISPOSE = {
+  type: 'setKeepInboxOnDispose',
+  params: ({ event }: { event: AgentEvent }) => ({ keepInbox: event.type === 'DISPOSE' && event.keepInbox }),
+} as const;
+
 /**
  * The agent statechart: one root actor per session; owns the inbox and claims one item per turn.
  * Un-provided: bind services with `createAgentLogic(services)`.
@@ -16,19 +25,29 @@ export const agentMachine = agentSetup.createMachine({
   context: ({ input }) => ({
     ...input,
     status: 'idle',
-    queued: [],
+    // A resume starts with what the log shows accepted but never run.
+    queued: input.resumed,
     current: null,
     held: [],
     pendingDiscard: [],
     discardLeftover: false,
     disposing: false,
     turnSteering: [],
+    storeFailed: null,
+    keepInboxOnDispose: false,
   }),
+  // A failed write or fsync latches the store: from any state the agent moves to `failed`.
+  on: {
+    STORE_FAILED: {
+      actions: { type: 'markStoreFailed', params: ({ event }) => ({ failure: event.failure }) },
+    },
+  },
   initial: 'starting',
   states: {
     starting: {
+      entry: 'announceResumed',
       // Awaited once before the first turn; it cannot veto and may only delay by sessionStartTimeout.
-      always: { guard: 'sessionStartIsEmpty', target: 'ready' },
+      always: [STORE_FAILED_EDGE, { guard: 'sessionStartIsEmpty', target: 'ready' }],
       invoke: {
         id: 'sessionStart',
         src: 'sessionStart',
@@ -48,13 +67,14 @@ export const agentMachine = agentSetup.createMachine({
           actions: { type: 'writeInjectionTurn', params: ({ event }) => ({ injection: event.injection }) },
         },
         CANCEL: { guard: 'canDropQueue', actions: dropQueueNow() },
-        DISPOSE: 'disposing',
+        DISPOSE: { target: 'disposing', actions: KEEP_INBOX_ON_DISPOSE },
       },
     },
     ready: {
-      always: [{ guard: 'hasWakingItem', target: 'running' }, { target: 'idle' }],
+      always: [STORE_FAILED_EDGE, { guard: 'hasWakingItem', target: 'running' }, { target: 'idle' }],
     },
     idle: {
+      always: STORE_FAILED_EDGE,
       entry: [
         { type: 'announceStatus', params: { status: 'idle' } },
         { type: 'setStatus', params: { status: 'idle' } },
@@ -68,10 +88,11 @@ export const agentMachine = agentSetup.createMachine({
           actions: { type: 'writeInjectionTurn', params: ({ event }) => ({ injection: event.injection }) },
         },
         CANCEL: { guard: 'canDropQueue', actions: dropQueueNow() },
-        DISPOSE: 'disposing',
+        DISPOSE: { target: 'disposing', actions: KEEP_INBOX_ON_DISPOSE },
       },
     },
     running: {
+      always: STORE_FAILED_EDGE,
       entry: [
         { type: 'announceStatus', params: { status: 'running' } },
         { type: 'setStatus', params: { status: 'running' } },
@@ -100,6 +121,7 @@ export const agentMachine = agentSetup.createMachine({
                 target: '#agent.disposing',
                 actions: [
                   'closeTurnScope',
+                  { type: 'recordTurnDiscards', params: ({ event }) => ({ output: event.output }) },
                   { type: 'collectTurnOutput', params: ({ event }) => ({ output: event.output }) },
                   'writeHeldInjections',
                   'clearHeld',
@@ -110,6 +132,7 @@ export const agentMachine = agentSetup.createMachine({
                 target: 'settling',
                 actions: [
                   'closeTurnScope',
+                  { type: 'recordTurnDiscards', params: ({ event }) => ({ output: event.output }) },
                   { type: 'collectTurnOutput', params: ({ event }) => ({ output: event.output }) },
                   'writeHeldInjections',
                   'clearHeld',
@@ -165,11 +188,18 @@ export const agentMachine = agentSetup.createMachine({
                 CANCEL: {
                   actions: [
                     { type: 'notifyCancelRequested', params: ({ event }) => ({ cause: event.cause }) },
+                    {
+                      type: 'recordDiscard',
+                      params: ({ context, event }) => ({
+                        ids: event.keepInbox ? [] : context.queued.map((item) => item.id),
+                        cause: 'cancel',
+                      }),
+                    },
                     { type: 'deferQueueDiscard', params: ({ event }) => ({ keepInbox: event.keepInbox }) },
                     'forwardToTurn',
                   ],
                 },
-                DISPOSE: 'disposing',
+                DISPOSE: { target: 'disposing', actions: KEEP_INBOX_ON_DISPOSE },
               },
             },
             closed: {
@@ -182,11 +212,18 @@ export const agentMachine = agentSetup.createMachine({
                   guard: 'canDropQueue',
                   actions: [
                     { type: 'notifyCancelRequested', params: ({ event }) => ({ cause: event.cause }) },
+                    {
+                      type: 'recordDiscard',
+                      params: ({ context }) => ({
+                        ids: context.queued.map((item) => item.id),
+                        cause: 'cancel',
+                      }),
+                    },
                     { type: 'deferQueueDiscard', params: { keepInbox: false } },
                     'markDiscardLeftover',
                   ],
                 },
-                DISPOSE: 'disposing',
+                DISPOSE: { target: 'disposing', actions: KEEP_INBOX_ON_DISPOSE },
               },
             },
             disposing: {
@@ -201,16 +238,32 @@ export const agentMachine = agentSetup.createMachine({
         },
         settling: {
           // Message k+1 is claimed only now: turn k appended turn/end and its flush settled.
-          always: [{ guard: 'hasWakingItem', target: 'claiming' }, { target: '#agent.idle' }],
+          always: [
+            STORE_FAILED_EDGE,
+            { guard: 'hasWakingItem', target: 'claiming' },
+            { target: '#agent.idle' },
+          ],
         },
       },
     },
     disposing: {
+      always: STORE_FAILED_EDGE,
       entry: [
+        // dispose({ keepInbox }) leaves queued items pending in the log, re-queued by the next resume.
+        {
+          type: 'recordDiscard',
+          params: ({ context }) => ({
+            ids: context.keepInboxOnDispose ? [] : context.queued.map((item) => item.id),
+            cause: 'dispose',
+          }),
+        },
         {
           type: 'discardItems',
           params: ({ context }) => ({
-            items: [...context.pendingDiscard, ...toDiscardEntries(context.queued, false)],
+            items: [
+              ...context.pendingDiscard,
+              ...(context.keepInboxOnDispose ? [] : toDiscardEntries(context.queued, false)),
+            ],
           }),
         },
         'dropQueue',
@@ -232,6 +285,15 @@ export const agentMachine = agentSetup.createMachine({
       },
     },
     disposed: { type: 'final' },
+    // The store failed: the open turn was stopped without writing, queued items stay pending in the log.
+    failed: {
+      type: 'final',
+      entry: [
+        'closeTurnScope',
+        { type: 'announceStatus', params: { status: 'failed' } },
+        { type: 'setStatus', params: { status: 'failed' } },
+      ],
+    },
   },
 });
 
@@ -254,6 +316,13 @@ function dropQueueNow() {
     {
       type: 'notifyCancelRequested',
       params: ({ event }: { event: AgentEvent }) => ({ cause: causeOf(event) }),
+    },
+    {
+      type: 'recordDiscard',
+      params: ({ context }: { context: AgentContext }) => ({
+        ids: context.queued.map((item) => item.id),
+        cause: 'cancel' as const,
+      }),
     },
     {
       type: 'discardItems',

@@ -53,7 +53,8 @@ export interface AgentLogView {
   append(type: string, data: JsonValue): LogEvent;
 }
 
-export type AgentStatus = 'idle' | 'running' | 'disposed';
+/** `failed`: the session store failed a write or fsync; the agent takes nothing more (see storage.md). */
+export type AgentStatus = 'idle' | 'running' | 'disposed' | 'failed';
 export type CancelCause = { kind: 'user' } | { kind: 'parent' } | { kind: 'disposed' };
 
 export interface DeliveryOptions {

@@ -31,6 +31,8 @@ export {
   UsageSchema,
   UsageTotalSchema,
 } from './events.js';
+export type { PendingInboxItem } from './inbox.js';
+export { coreTurnEvents, lastMessageNumber, pendingInboxItems } from './inbox.js';
 export type {
   AcceptedStepContexts,
   CheckInvariantsOptions,

@@ -49,9 +49,13 @@ export function createSessionLog(options: SessionLogOptions = {}): SessionLog {
   // Inbox events written during a dispatch: on disk at once, announced when the dispatch returns.
   const deferred: LogEvent[] = [];
   let storeFailure: SessionStoreError | undefined;
+  const failureListeners: ((error: SessionStoreError) => void)[] = [];
   const noteStoreFailure = (error: unknown): void => {
-    if (error instanceof SessionStoreError && error.code !== 'LINE_TOO_LONG' && error.code !== 'CLOSED')
-      storeFailure ??= error;
+    if (storeFailure !== undefined) return;
+    if (!(error instanceof SessionStoreError) || error.code === 'LINE_TOO_LONG' || error.code === 'CLOSED')
+      return;
+    storeFailure = error;
+    for (const listener of failureListeners.splice(0)) listener(error);
   };
 
   const record = (type: string, rawData: unknown, schema: z.ZodType): LogEvent => {
@@ -196,6 +200,9 @@ export function createSessionLog(options: SessionLogOptions = {}): SessionLog {
       }
     },
     maxLineBytes,
+    onStoreFailure(listener) {
+      failureListeners.push(listener);
+    },
     get storeFailure() {
       return storeFailure;
     },

@@ -20,6 +20,8 @@ export interface SessionLog extends AgentLogView {
   flush(): Promise<void>;
   /** The longest line (bytes, without its newline) an event may take: the store's limit. */
   readonly maxLineBytes: number;
+  /** Called once, when the store first fails (the agent then moves to its `failed` state). */
+  onStoreFailure(listener: (error: SessionStoreError) => void): void;
   /**
    * The store's latched failure (a write or fsync that failed): once set, every append and flush is refused
    * with it, and the in-memory log still equals the file.
@@ -40,6 +42,8 @@ export interface SessionStore {
    * part of it behind; the log then refuses that append with `STORE_WRITE_FAILED`.
    */
   write(event: LogEvent, line: string): void;
+  /** Whether the store outlives the process (a file): `dispose()` then keeps pending inbox items by default. */
+  readonly durable?: boolean;
   /** The longest line the store accepts; 16 MiB when absent. */
   readonly maxLineBytes?: number;
   /** Durability point (fsync for files); rejects on failure. */

@@ -2,13 +2,27 @@ import { createMachine } from 'xstate';
 
 const agentMachine = createMachine({
   "id": "agent",
+  "on": {
+    "STORE_FAILED": {
+      "actions": {
+        "type": "markStoreFailed"
+      }
+    }
+  },
   "initial": "starting",
   "states": {
     "starting": {
-      "always": {
-        "guard": "sessionStartIsEmpty",
-        "target": "ready"
-      },
+      "entry": "announceResumed",
+      "always": [
+        {
+          "guard": "storeFailed",
+          "target": "#agent.failed"
+        },
+        {
+          "guard": "sessionStartIsEmpty",
+          "target": "ready"
+        }
+      ],
       "invoke": {
         "id": "sessionStart",
         "src": "sessionStart",
@@ -69,16 +83,28 @@ const agentMachine = createMachine({
               "type": "notifyCancelRequested"
             },
             {
+              "type": "recordDiscard"
+            },
+            {
               "type": "discardItems"
             },
             "dropQueue"
           ]
         },
-        "DISPOSE": "disposing"
+        "DISPOSE": {
+          "target": "disposing",
+          "actions": {
+            "type": "setKeepInboxOnDispose"
+          }
+        }
       }
     },
     "ready": {
       "always": [
+        {
+          "guard": "storeFailed",
+          "target": "#agent.failed"
+        },
         {
           "guard": "hasWakingItem",
           "target": "running"
@@ -89,6 +115,10 @@ const agentMachine = createMachine({
       ]
     },
     "idle": {
+      "always": {
+        "guard": "storeFailed",
+        "target": "#agent.failed"
+      },
       "entry": [
         {
           "type": "announceStatus",
@@ -148,15 +178,27 @@ const agentMachine = createMachine({
               "type": "notifyCancelRequested"
             },
             {
+              "type": "recordDiscard"
+            },
+            {
               "type": "discardItems"
             },
             "dropQueue"
           ]
         },
-        "DISPOSE": "disposing"
+        "DISPOSE": {
+          "target": "disposing",
+          "actions": {
+            "type": "setKeepInboxOnDispose"
+          }
+        }
       }
     },
     "running": {
+      "always": {
+        "guard": "storeFailed",
+        "target": "#agent.failed"
+      },
       "entry": [
         {
           "type": "announceStatus",
@@ -224,6 +266,9 @@ const agentMachine = createMachine({
                 "actions": [
                   "closeTurnScope",
                   {
+                    "type": "recordTurnDiscards"
+                  },
+                  {
                     "type": "collectTurnOutput"
                   },
                   "writeHeldInjections",
@@ -235,6 +280,9 @@ const agentMachine = createMachine({
                 "target": "settling",
                 "actions": [
                   "closeTurnScope",
+                  {
+                    "type": "recordTurnDiscards"
+                  },
                   {
                     "type": "collectTurnOutput"
                   },
@@ -315,12 +363,20 @@ const agentMachine = createMachine({
                       "type": "notifyCancelRequested"
                     },
                     {
+                      "type": "recordDiscard"
+                    },
+                    {
                       "type": "deferQueueDiscard"
                     },
                     "forwardToTurn"
                   ]
                 },
-                "DISPOSE": "disposing"
+                "DISPOSE": {
+                  "target": "disposing",
+                  "actions": {
+                    "type": "setKeepInboxOnDispose"
+                  }
+                }
               }
             },
             "closed": {
@@ -337,6 +393,9 @@ const agentMachine = createMachine({
                       "type": "notifyCancelRequested"
                     },
                     {
+                      "type": "recordDiscard"
+                    },
+                    {
                       "type": "deferQueueDiscard",
                       "params": {
                         "keepInbox": false
@@ -345,7 +404,12 @@ const agentMachine = createMachine({
                     "markDiscardLeftover"
                   ]
                 },
-                "DISPOSE": "disposing"
+                "DISPOSE": {
+                  "target": "disposing",
+                  "actions": {
+                    "type": "setKeepInboxOnDispose"
+                  }
+                }
               }
             },
             "disposing": {
@@ -366,6 +430,10 @@ const agentMachine = createMachine({
         "settling": {
           "always": [
             {
+              "guard": "storeFailed",
+              "target": "#agent.failed"
+            },
+            {
               "guard": "hasWakingItem",
               "target": "claiming"
             },
@@ -377,7 +445,14 @@ const agentMachine = createMachine({
       }
     },
     "disposing": {
+      "always": {
+        "guard": "storeFailed",
+        "target": "#agent.failed"
+      },
       "entry": [
+        {
+          "type": "recordDiscard"
+        },
         {
           "type": "discardItems"
         },
@@ -412,6 +487,24 @@ const agentMachine = createMachine({
     },
     "disposed": {
       "type": "final"
+    },
+    "failed": {
+      "type": "final",
+      "entry": [
+        "closeTurnScope",
+        {
+          "type": "announceStatus",
+          "params": {
+            "status": "failed"
+          }
+        },
+        {
+          "type": "setStatus",
+          "params": {
+            "status": "failed"
+          }
+        }
+      ]
     }
   }
 });

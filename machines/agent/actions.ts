@@ -1,6 +1,7 @@
 import type { ActorSystem, AnyActorRef } from 'xstate';
 import type { AgentStatus, CancelCause, NotifySeamName, SeamCtx } from '../../seams/types.js';
 import { SessionLogError } from '../../session/errors.js';
+import type { InboxDiscardCause } from '../../session/events.js';
 import { repairEvents } from '../../session/repair.js';
 import type { LogEvent, SessionLog } from '../../session/types.js';
 import type { DiscardEntry, InboxItem, Injection } from '../runtime/inbox.js';
@@ -58,6 +59,9 @@ export interface AgentActionImplementations {
   notifyDequeue: Effect;
   notifyCancelRequested: Effect<{ cause: CancelCause }>;
   discardItems: Effect<{ items: readonly DiscardEntry[] }>;
+  recordDiscard: Effect<{ ids: readonly string[]; cause: InboxDiscardCause }>;
+  recordTurnDiscards: Effect<{ output: TurnOutput }>;
+  announceResumed: Effect;
   writeInjectionTurn: Effect<{ injection: Injection }>;
   writeHeldInjections: Effect;
   closeTurnScope: Effect;
@@ -170,6 +174,41 @@ export function createAgentActions(
           notify(services, 'agent/inbox/discard', { agentId: services.agentId, items: params.items });
       },
     ),
+    // The durable inbox: a drop is on the log when it is decided (storage.md).
+    recordDiscard: contained(
+      'inbox/discarded',
+      ({ services }, params: { ids: readonly string[]; cause: InboxDiscardCause }) => {
+        if (params.ids.length > 0)
+          services.log.appendCore('inbox/discarded', { ids: [...params.ids], cause: params.cause });
+      },
+    ),
+    recordTurnDiscards: contained(
+      'inbox/discarded',
+      ({ context, services }, params: { output: TurnOutput }) => {
+        const { output } = params;
+        const dropLeftover = output.terminalStopped || context.discardLeftover || context.disposing;
+        const interrupted: InboxDiscardCause = context.disposing ? 'dispose' : 'cancel';
+        const record = (items: readonly InboxItem[], cause: InboxDiscardCause) => {
+          if (items.length > 0)
+            services.log.appendCore('inbox/discarded', { ids: items.map((item) => item.id), cause });
+        };
+        record(output.droppedSteering, interrupted);
+        if (dropLeftover)
+          record(output.leftoverSteering, output.terminalStopped ? 'terminal-stop' : interrupted);
+      },
+    ),
+    announceResumed: contained('agent/inbox/enqueue', ({ context, services }) => {
+      for (const { id, content, source, wakeup } of context.queued) {
+        notify(services, 'agent/inbox/enqueue', {
+          agentId: services.agentId,
+          id,
+          content,
+          source,
+          steering: false,
+          wakeup,
+        });
+      }
+    }),
     writeInjectionTurn: contained('inject', ({ self, services }, params: { injection: Injection }) => {
       writeInjectionTurn(services, params.injection, self);
     }),

@@ -12,10 +12,16 @@ import type {
   DeliveryOptions,
 } from '../../seams/types.js';
 import type { UsageTotal } from '../../session/events.js';
-import { createSessionLog, memoryStore } from '../../session/index.js';
+import {
+  createSessionLog,
+  lastMessageNumber,
+  memoryStore,
+  pendingInboxItems,
+  SessionLogError,
+} from '../../session/index.js';
 import type { SessionStore } from '../../session/types.js';
 import { createUsageCounter } from '../../session/usage.js';
-import { createInboxItem, createInjection } from '../runtime/inbox.js';
+import { createInboxItem, createInjection, freezeJson, type InboxItem } from '../runtime/inbox.js';
 import { createReportingScope } from '../runtime/reportingScope.js';
 import type { TurnMachineServices } from '../runtime/services.js';
 import { createActorWithServices } from '../runtime/systemServices.js';
@@ -45,8 +51,12 @@ export interface Agent extends AgentHandle {
   stream(options?: AgentStreamOptions): AsyncIterableIterator<AgentStreamItem>;
   /** Token usage of the whole session, summed from `assistant/message.usage` (resumed turns too). */
   readonly usage: UsageTotal;
-  /** Idempotent: cancels an open turn, discards pending items, resolves after the last flush. */
-  dispose(): Promise<void>;
+  /**
+   * Idempotent: cancels an open turn, resolves after the last flush and closes the store (releasing its lock).
+   * Pending items are kept in the log for a resume (`keepInbox`, the default with a file store) or discarded
+   * (the default with `memoryStore`).
+   */
+  dispose(options?: { keepInbox?: boolean }): Promise<void>;
 }
 
 const CAUSES: readonly CancelCause['kind'][] = ['user', 'parent', 'disposed'];
@@ -104,7 +114,14 @@ export function createAgent(rawOptions: AgentOptions): Agent {
 
   let actor: Agent['actor'] | undefined;
   let disposal: Promise<void> | undefined;
-  let nextMessage = 0;
+  // Ids are unique across the session's life: a resume continues after the log's highest.
+  let nextMessage = lastMessageNumber(store.initialEvents);
+  const resumed = resumedItems(store.initialEvents, options.resumePending);
+  log.onStoreFailure((error) =>
+    queueMicrotask(() =>
+      send({ type: 'STORE_FAILED', failure: { code: error.code, message: error.message } }),
+    ),
+  );
   const usage = createUsageCounter();
   // A dead actor (error or stopped) takes no events: sending would only warn and drop them.
   const isLive = (): boolean => actor?.getSnapshot().status === 'active';
@@ -112,6 +129,8 @@ export function createAgent(rawOptions: AgentOptions): Agent {
     if (isLive()) actor?.send(event);
   };
   const ensureLive = (method: string): void => {
+    // After a store failure nothing can be acknowledged: every delivery gets the store's error.
+    if (log.storeFailure !== undefined) throw log.storeFailure;
     if (disposal) {
       throw new Error(
         `agent "${agentId}" is disposed: ${method}() cannot deliver anything anymore; create a new agent (or reopen its store)`,
@@ -124,6 +143,28 @@ export function createAgent(rawOptions: AgentOptions): Agent {
       );
     }
   };
+  // The durable inbox: the item is on the log before its id is returned (storage.md).
+  const acceptItem = (item: InboxItem, steering: boolean): void => {
+    const { id, content, source, meta, contexts, wakeup } = item;
+    try {
+      log.appendCore('inbox/accepted', {
+        id,
+        content: [...content],
+        source,
+        ...(meta === undefined ? {} : { meta }),
+        ...(contexts.length === 0 ? {} : { contexts: [...contexts] }),
+        steering,
+        wakeup,
+      });
+    } catch (error) {
+      if (error instanceof SessionLogError && error.code === 'LINE_TOO_LONG')
+        throw new TypeError(
+          `agent.${steering ? 'steer' : 'followup'}(): ${error.message}; send less content`,
+        );
+      if (log.storeFailure !== undefined) throw log.storeFailure;
+      throw error;
+    }
+  };
   const deliver = (
     method: 'followup' | 'queue' | 'steer',
     content: unknown,
@@ -131,6 +172,7 @@ export function createAgent(rawOptions: AgentOptions): Agent {
   ): string => {
     ensureLive(method);
     const item = createInboxItem(`m${++nextMessage}`, content, deliveryOptions, method, method !== 'queue');
+    acceptItem(item, method === 'steer');
     send({ type: method === 'followup' ? 'SEND' : method === 'queue' ? 'QUEUE' : 'STEER', item });
     return item.id;
   };
@@ -174,14 +216,16 @@ export function createAgent(rawOptions: AgentOptions): Agent {
     get usage() {
       return usage.read(log.events);
     },
-    dispose() {
+    dispose(disposeOptions: { keepInbox?: boolean } = {}) {
+      // A graceful shutdown of a file-backed agent must not lose what a crash would keep.
+      const keepInbox = disposeOptions.keepInbox ?? store.durable === true;
       disposal ??= (async () => {
         const running = actor;
         if (!running) return;
         // The machine ends in `disposed` after its last flush; an actor that died or was stopped has
         // nothing left to wait for (and toPromise would never settle for a stopped one).
         if (isLive()) {
-          running.send({ type: 'DISPOSE' });
+          running.send({ type: 'DISPOSE', keepInbox });
           await toPromise(running).catch(() => {});
         }
         await store
@@ -220,6 +264,7 @@ export function createAgent(rawOptions: AgentOptions): Agent {
       agentId,
       source: store.initialEvents.length > 0 ? 'resume' : 'startup',
       sessionStartPresent: seams.snapshot(agentId).has(Seam.sessionStart),
+      resumed,
     },
   });
   // The root actor always has an error subscriber: no unhandled rejection, ever. Subscribed before
@@ -236,6 +281,20 @@ export function createAgent(rawOptions: AgentOptions): Agent {
   });
   actor.start();
   return agent;
+}
+
+/** What a resume re-queues: accepted items the log never ran, as messages; they wake the agent only with `'run'`. */
+function resumedItems(events: Agent['log']['events'], mode: 'queue' | 'run'): InboxItem[] {
+  return pendingInboxItems(events).map(({ accepted }) =>
+    freezeJson({
+      id: accepted.id,
+      content: accepted.content,
+      source: accepted.source,
+      contexts: accepted.contexts ?? [],
+      ...(accepted.meta === undefined ? {} : { meta: accepted.meta }),
+      wakeup: mode === 'run',
+    }),
+  );
 }
 
 /** Resolves when the actor sits in `idle` (no waking item queued) or has finished. */

@@ -28,7 +28,8 @@ const external: AgentEvent[] = [
   { type: 'INJECT', injection: { content: [text('ctx')], source: { kind: 'plugin', plugin: 'p' } } },
   { type: 'CANCEL', cause: { kind: 'user' }, keepInbox: false },
   { type: 'CANCEL', cause: { kind: 'user' }, keepInbox: true },
-  { type: 'DISPOSE' },
+  { type: 'DISPOSE', keepInbox: false },
+  { type: 'STORE_FAILED', failure: { code: 'WRITE_FAILED', message: 'disk full' } },
   { type: 'TURN_CLOSED' },
 ];
 

@@ -37,6 +37,11 @@ export interface AgentOptions {
   logger?: SeamLogger;
   /** XState's inspection observer for the agent's actor system (e.g. `createInspectionLog(path).inspect`). */
   inspect?: (event: InspectionEvent) => void;
+  /**
+   * What a resume does with the items its log shows accepted but never run: `'queue'` (default) re-queues them to
+   * run before the next delivery, `'run'` runs them at once.
+   */
+  resumePending?: 'queue' | 'run';
 }
 
 /** `AgentOptions` with every default filled in. */
@@ -58,6 +63,7 @@ export interface ResolvedAgentOptions {
   readonly cwd: string;
   readonly logger: SeamLogger;
   readonly inspect: ((event: InspectionEvent) => void) | undefined;
+  readonly resumePending: 'queue' | 'run';
 }
 
 export const agentDefaults = Object.freeze({
@@ -134,6 +140,13 @@ export function resolveAgentOptions(rawOptions: unknown): ResolvedAgentOptions {
   if (options.logger !== undefined && !hasMethods(options.logger, ['error'])) {
     fail('logger', 'a logger with an error() method', options.logger);
   }
+  if (
+    options.resumePending !== undefined &&
+    options.resumePending !== 'queue' &&
+    options.resumePending !== 'run'
+  ) {
+    fail('resumePending', "'queue' or 'run'", options.resumePending);
+  }
   if (options.inspect !== undefined && typeof options.inspect !== 'function') {
     fail('inspect', 'an inspection observer function', options.inspect);
   }
@@ -162,5 +175,6 @@ export function resolveAgentOptions(rawOptions: unknown): ResolvedAgentOptions {
     cwd: options.cwd ?? process.cwd(),
     logger: options.logger ?? options.seams.logger,
     inspect: options.inspect,
+    resumePending: options.resumePending ?? 'queue',
   });
 }

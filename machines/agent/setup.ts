@@ -1,11 +1,12 @@
 import { assign, fromPromise, setup } from 'xstate';
 import type { AgentStatus, CancelCause } from '../../seams/types.js';
+import type { InboxDiscardCause } from '../../session/events.js';
 import type { DiscardEntry, InboxItem, Injection } from '../runtime/inbox.js';
 import { sendToLiveChild } from '../runtime/sendToLiveChild.js';
 import type { TurnInput, TurnOutput } from '../turn/types.js';
 import { turnMachine } from '../turn.js';
 import { splitTurnLeftovers, toDiscardEntries } from './actions.js';
-import type { AgentContext, AgentEvent, AgentInput } from './types.js';
+import type { AgentContext, AgentEvent, AgentInput, StoreFailure } from './types.js';
 
 const noop = (): void => {};
 
@@ -55,6 +56,9 @@ export const agentSetup = setup({
     notifyDequeue: noop,
     notifyCancelRequested: (_, _params: { cause: CancelCause }) => {},
     discardItems: (_, _params: { items: readonly DiscardEntry[] }) => {},
+    recordDiscard: (_, _params: { ids: readonly string[]; cause: InboxDiscardCause }) => {},
+    recordTurnDiscards: (_, _params: { output: TurnOutput }) => {},
+    announceResumed: noop,
     writeInjectionTurn: (_, _params: { injection: Injection }) => {},
     writeHeldInjections: noop,
     closeTurnScope: noop,
@@ -88,6 +92,10 @@ export const agentSetup = setup({
     ),
     markDiscardLeftover: assign({ discardLeftover: true }),
     markDisposing: assign({ disposing: true }),
+    markStoreFailed: assign({ storeFailed: (_, params: { failure: StoreFailure }) => params.failure }),
+    setKeepInboxOnDispose: assign({
+      keepInboxOnDispose: (_, params: { keepInbox: boolean }) => params.keepInbox,
+    }),
     holdInjection: assign({
       held: ({ context }, params: { injection: Injection }) => [...context.held, params.injection],
     }),
@@ -128,6 +136,7 @@ export const agentSetup = setup({
     canDropQueue: ({ context, event }) =>
       event.type === 'CANCEL' && !event.keepInbox && context.queued.length > 0,
     isDisposing: ({ context }) => context.disposing,
+    storeFailed: ({ context }) => context.storeFailed !== null,
   },
   delays: {
     sessionStartTimeout: 60_000,

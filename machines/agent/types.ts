@@ -10,6 +10,14 @@ export interface AgentInput {
   readonly source: 'startup' | 'resume';
   /** Whether `agent/session-start` had listeners when the agent was created. */
   readonly sessionStartPresent: boolean;
+  /** Items a resume re-queues from the log (announced before session start). */
+  readonly resumed: readonly InboxItem[];
+}
+
+/** Why the store failed, as plain data. */
+export interface StoreFailure {
+  readonly code: string;
+  readonly message: string;
 }
 
 /** Plain-data context of the agent machine. */
@@ -33,6 +41,10 @@ export interface AgentContext extends AgentInput {
    * (`STEERING_HELD`), and not yet dequeued or discarded by it (`STEERING_ENDED`). Discarded if it dies.
    */
   readonly turnSteering: readonly string[];
+  /** The session store failed: the agent moves to `failed` and takes nothing more. */
+  readonly storeFailed: StoreFailure | null;
+  /** `DISPOSE` asked to keep pending items for a resume. */
+  readonly keepInboxOnDispose: boolean;
 }
 
 /** Events the agent accepts (from its handle and from its turn). */
@@ -42,7 +54,8 @@ export type AgentEvent =
   | { type: 'STEER'; item: InboxItem }
   | { type: 'INJECT'; injection: Injection }
   | { type: 'CANCEL'; cause: CancelCause; keepInbox: boolean }
-  | { type: 'DISPOSE' }
+  | { type: 'DISPOSE'; keepInbox: boolean }
+  | { type: 'STORE_FAILED'; failure: StoreFailure }
   | { type: 'TURN_CLOSED' }
   | TurnSteeringReport;
 

@@ -130,7 +130,8 @@ export function createTurnActions(servicesOf: ServicesResolver<Services>): TurnA
       try {
         log.appendCore('turn/start', {
           turn: context.turn,
-          trigger: { kind: 'message', source: context.item.source },
+          // The claimed inbox item, as its inbox/accepted named it.
+          trigger: { kind: 'message', source: context.item.source, itemId: context.item.id },
         });
       } catch (error) {
         self.send({ type: 'INTERNAL_ERROR', error: toFailure(error) } satisfies TurnEvent);
@@ -187,6 +188,7 @@ export function createTurnActions(servicesOf: ServicesResolver<Services>): TurnA
           content: [...item.content],
           source: item.source,
           ...(item.meta === undefined ? {} : { meta: item.meta }),
+          itemId: item.id,
         });
         appendContexts(log, item.contexts);
       }

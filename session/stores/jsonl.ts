@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import { dirname } from 'node:path';
 import type { LogEvent } from '../../seams/types.js';
 import { SessionLoadError, SessionLockedError, SessionStoreError } from '../errors.js';
+import { pendingInboxItems } from '../inbox.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../limits.js';
 import type { SessionStore } from '../types.js';
 import { errnoCode, type FileIo, fsyncDirectory, nodeFileIo } from './fileIo.js';
@@ -133,7 +134,13 @@ export async function openJsonlStore(path: string, options: OpenJsonlStoreOption
       path,
       sessionId,
       initialEvents: plan.events,
-      repairs: [...lock.repairs, ...plan.repairs],
+      repairs: [
+        ...lock.repairs,
+        ...plan.repairs,
+        ...pendingInboxItems(plan.events).map(
+          ({ accepted, why }) => `inbox: ${accepted.id} is re-queued on resume (${why})`,
+        ),
+      ],
       lock,
       io,
       size: io.fstatSync(fd).size,
@@ -322,6 +329,7 @@ function createFileStore(parts: FileStoreParts): JsonlStore {
     path,
     sessionId: parts.sessionId,
     maxLineBytes,
+    durable: true,
     initialEvents: Object.freeze([...parts.initialEvents]),
     repairs: Object.freeze([...parts.repairs]),
     get failure() {

@@ -24,6 +24,7 @@ export function memoryStore(options: MemoryStoreOptions = {}): SessionStore {
     sessionId: options.id,
     initialEvents,
     repairs: Object.freeze([]),
+    durable: false,
     write() {},
     flush: async () => {},
     close: async () => {},

@@ -17,7 +17,7 @@ import {
   type SeamLogger,
   type Seams,
 } from '../../seams/index.js';
-import { checkInvariants } from '../../session/index.js';
+import { checkInvariants, coreTurnEvents } from '../../session/index.js';
 import type { SessionStore } from '../../session/types.js';
 import { createDemoTools, defineTool } from '../../tools/index.js';
 
@@ -172,9 +172,9 @@ export function requestTexts(model: ScriptedModel, index: number): string[] {
   return request.messages.map((message) => textOf(message.content));
 }
 
-/** Log event types, with `context/message`s spelled out. */
+/** Core log event types (no `inbox/*`), with `context/message`s spelled out. */
 export function rows(events: readonly LogEvent[]): string[] {
-  return events.map((event) => {
+  return coreTurnEvents(events).map((event) => {
     const data = event.data as { content?: ContentBlock[]; callId?: string; handlerId?: string };
     if (event.type === 'context/message') return `context:${textOf(data.content)}`;
     if (event.type === 'tool/call' || event.type === 'tool/result') return `${event.type}:${data.callId}`;

@@ -112,7 +112,7 @@ try { await toSvg(turnMachine); } catch (error) { console.log(error.message); }`
     const everyday = await codeBlock('docs/testing.md', '## Everyday: `createTestAgent`');
     await writeFile(
       path.join(project, 'reminder.test.ts'),
-      `import { expect, it } from 'vitest';\nimport type { SeamPlugin } from 'seamchart';\nimport { createTestAgent } from 'seamchart/testing';\n\n${everyday}`,
+      `import { expect, it } from 'vitest';\nimport type { SeamPlugin } from 'seamchart';\nimport { coreTurnEvents, createTestAgent } from 'seamchart/testing';\n\n${everyday}`,
     );
     const exhaustive = await codeBlock('docs/testing.md', '## Exhaustive: every path of a machine');
     await writeFile(path.join(project, 'exhaustive.ts'), `export {};\n${exhaustive}`);

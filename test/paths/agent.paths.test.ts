@@ -15,18 +15,23 @@ describe('G01 agent: shortest paths over every seam configuration', () => {
         it(describePath(path), async () => {
           const run = await executeAgentPath(path, input);
           for (const id of run.visitedStates) visited.add(id);
+          // A failed store ends the agent in `failed`: its last turn may stay open, queued items pending.
+          const failed = path.steps.some((step) => step.event.type === 'STORE_FAILED');
           expect(run.errors).toEqual([]);
           expect(run.snapshot.status).toBe('done');
-          expect(run.snapshot.value).toBe('disposed');
+          expect(run.snapshot.value).toBe(failed ? 'failed' : 'disposed');
           expect(run.pending.size).toBe(0);
-          expect(checkInvariants(run.log.events).map(formatViolation)).toEqual([]);
-          expect(checkLedger(run.notifications.events).map(formatViolation)).toEqual([]);
+          expect(checkInvariants(run.log.events, { open: failed }).map(formatViolation)).toEqual([]);
+          expect(
+            checkLedger(run.notifications.events, { allowOutstanding: failed }).map(formatViolation),
+          ).toEqual([]);
           // One-send-one-turn from the inbox side: each claimed message has its own turn, in claim order.
           const claimed = run.notifications
             .of('agent/inbox/dequeue')
             .filter((item) => !item.steering)
             .map((item) => item.id);
-          expect(claimed).toEqual(run.turnItems);
+          // A store failure stops a claimed turn before it could write anything.
+          if (!failed) expect(claimed).toEqual(run.turnItems);
         });
       }
     });

@@ -68,6 +68,7 @@ export function agentPaths() {
       agentId: 'a1',
       source: 'startup',
       sessionStartPresent: config.present['agent/session-start'] === true,
+      resumed: [],
     }),
     serializeState: serializeAgentState,
   });

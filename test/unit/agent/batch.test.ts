@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createToolRegistry } from '../../../machines/toolCall/createToolRegistry.js';
 import type { HookContext, JsonValue } from '../../../seams/schemas.js';
+import { coreTurnEvents } from '../../../session/index.js';
 import { defineTool } from '../../../tools/index.js';
 import { createTestAgent, deferred, reasons, sleep, type TestAgent, textOf } from './helpers.js';
 
@@ -27,7 +28,7 @@ function echoTools() {
 }
 
 function rows(test: TestAgent): string[] {
-  return test.agent.log.events.map((e) => {
+  return coreTurnEvents(test.agent.log.events).map((e) => {
     const data = e.data as { content?: never; callId?: string; error?: { code: string } };
     if (e.type === 'context/message') return `context:${textOf(data.content)}`;
     if (e.type === 'tool/call') return `call:${data.callId}`;

@@ -55,7 +55,7 @@ describe('a turn actor that dies holding steering', () => {
     });
     const logic = createAgentLogic(services).provide({ actors: { turn: dyingTurn } });
     const actor = createActor(logic, {
-      input: { agentId: 'a1', source: 'startup', sessionStartPresent: false },
+      input: { agentId: 'a1', source: 'startup', sessionStartPresent: false, resumed: [] },
     });
     actor.subscribe({ error: () => {} });
     actor.start();

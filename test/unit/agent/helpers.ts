@@ -5,7 +5,7 @@ import { type ScriptedModel, scriptedModel } from '../../../model/index.js';
 import { createSeams, notifySeamNames } from '../../../seams/index.js';
 import type { ContentBlock, JsonValue } from '../../../seams/schemas.js';
 import type { LogEvent, NotifySeamName, SeamLogger, Seams } from '../../../seams/types.js';
-import { checkInvariants, checkLedger } from '../../../session/index.js';
+import { checkInvariants, checkLedger, coreTurnEvents } from '../../../session/index.js';
 import { createToolRegistryCore } from '../../../tools/index.js';
 import type { ToolRegistryCore } from '../../../tools/types.js';
 
@@ -70,7 +70,7 @@ export function createTestAgent(options: {
     tools,
     notifications,
     logger,
-    types: () => agent.log.events.map((event) => event.type),
+    types: () => coreTurnEvents(agent.log.events).map((event) => event.type),
     data: <T>(type: string) => agent.log.events.filter((e) => e.type === type).map((e) => e.data as T),
     seen: (seam) => notifications.filter((n) => n.seam === seam).map((n) => n.payload),
     expectInvariants(check = {}) {

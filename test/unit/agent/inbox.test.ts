@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { coreTurnEvents } from '../../../session/index.js';
 import { createTestAgent, sleep, type TestAgent, textOf } from './helpers.js';
 
 let current: TestAgent | undefined;
@@ -13,7 +14,7 @@ describe('the inbox', () => {
     current.agent.queue('quiet');
     await sleep(5);
     await current.agent.whenIdle();
-    expect(current.agent.log.events).toHaveLength(0);
+    expect(coreTurnEvents(current.agent.log.events)).toHaveLength(0);
     expect(current.agent.status).toBe('idle');
     current.agent.followup('loud');
     await current.agent.whenIdle();

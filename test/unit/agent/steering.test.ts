@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { coreTurnEvents } from '../../../session/index.js';
 import { createTestAgent, reasons, sleep, type TestAgent, textOf } from './helpers.js';
 
 let current: TestAgent | undefined;
@@ -129,7 +130,7 @@ describe('steering, continuation and injection', () => {
     await current.agent.whenIdle();
     current.agent.inject('while idle');
     await current.agent.whenIdle();
-    const rows = current.agent.log.events.map((e) =>
+    const rows = coreTurnEvents(current.agent.log.events).map((e) =>
       e.type === 'context/message' ? `context:${textOf((e.data as { content: never }).content)}` : e.type,
     );
     expect(rows).toEqual([
@@ -145,7 +146,10 @@ describe('steering, continuation and injection', () => {
       'context:while idle',
       'turn/end',
     ]);
-    expect(current.agent.log.events[8]?.data).toMatchObject({ turn: 2, trigger: { kind: 'injection' } });
+    expect(coreTurnEvents(current.agent.log.events)[8]?.data).toMatchObject({
+      turn: 2,
+      trigger: { kind: 'injection' },
+    });
     expect(current.model.requests[0]?.messages.map((m) => textOf(m.content as never))).toEqual([
       'go',
       'from pre-step',

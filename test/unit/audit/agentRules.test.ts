@@ -5,6 +5,7 @@ import {
   type Agent,
   checkInvariants,
   checkLedger,
+  coreTurnEvents,
   createAgent,
   createSeams,
   createToolRegistry,
@@ -57,7 +58,7 @@ function setup(
   for (const tool of options.tools ?? []) tools.register(tool);
   const agent = createAgent({ seams, tools, model, logger, ...options.agent });
   agents.push(agent);
-  const types = () => agent.log.events.map((e) => e.type);
+  const types = () => coreTurnEvents(agent.log.events).map((e) => e.type);
   const data = (type: string) =>
     agent.log.events.filter((e) => e.type === type).map((e) => e.data as Record<string, unknown>);
   const seen = (seam: string) => notes.filter((n) => n.seam === seam).map((n) => n.payload);
@@ -489,6 +490,7 @@ describe('agent rules audit', () => {
     expect(t.data('turn/start')[0]?.trigger).toEqual({
       kind: 'message',
       source: { kind: 'plugin', plugin: 'p' },
+      itemId: 'm1',
     });
     t.check();
   });
@@ -975,6 +977,7 @@ describe('agent rules audit', () => {
         content: [{ type: 'text', text: 'st' }],
         source: { kind: 'plugin', plugin: 'p' },
         meta: { m: 1 },
+        itemId: 'm2',
       },
     ]);
     expect(t.types()).toEqual([
