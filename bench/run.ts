@@ -1,3 +1,5 @@
+import { writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import {
   createAgent,
@@ -10,13 +12,23 @@ import {
   scriptedModel,
 } from '../index.js';
 
-/** Benchmarks (`npm run bench`): medians over several runs, measured side by side in one process. */
+/**
+ * Benchmarks (`npm run bench [-- --json FILE]`): medians over several runs, measured side by side in one
+ * process; `--json` also writes the rows as `[{ name, unit, median, floor?, ratio? }]` (names in surface.md).
+ */
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
+const { values: flags } = parseArgs({ options: { json: { type: 'string' } } });
 
 interface Row {
+  /** The stable name in the JSON (`toolCall.0`, `turn.10k`, …). */
   name: string;
+  /** What the row measures, for the printed table. */
+  label: string;
   unit: string;
   median: number;
+  /** The median of the baseline measured in the same run, when the row has one. */
+  floor?: number;
+  /** What `floor` is, for the printed table. */
   baseline?: string;
   ratio?: number;
 }
@@ -80,12 +92,13 @@ async function benchToolCalls(): Promise<void> {
     const machine = await measure(500, async () => {
       await tools.execute({ name: 'echo', arguments: '{"text":"hi"}' }, { seams });
     });
-    rows.push({ name: `tool call, ${perSeam} listeners/seam: plain async fn`, unit: 'µs', median: plain });
     rows.push({
-      name: `tool call, ${perSeam} listeners/seam: seamchart`,
+      name: `toolCall.${perSeam}`,
+      label: `tool call, ${perSeam} listeners/seam`,
       unit: 'µs',
       median: machine,
-      baseline: 'plain async fn',
+      floor: plain,
+      baseline: `plain async fn ${plain.toFixed(1)} µs`,
       ratio: machine / plain,
     });
   }
@@ -108,7 +121,7 @@ async function benchTurns(): Promise<void> {
     await agent.whenIdle();
     await agent.dispose();
   });
-  rows.push({ name: 'turn, fresh agent', unit: 'µs', median: fresh });
+  rows.push({ name: 'turn.fresh', label: 'turn, fresh agent', unit: 'µs', median: fresh });
 
   const agent = createAgent({
     seams: createSeams(),
@@ -116,24 +129,34 @@ async function benchTurns(): Promise<void> {
     model: constantModel(step),
   });
   const first: number[] = [];
-  const last: number[] = [];
-  for (let turn = 1; turn <= 2000; turn++) {
+  const at2k: number[] = [];
+  const at10k: number[] = [];
+  for (let turn = 1; turn <= 10_000; turn++) {
     const start = process.hrtime.bigint();
     agent.followup('hi');
     await agent.whenIdle();
     const micros = Number(process.hrtime.bigint() - start) / 1000;
     if (turn <= 200) first.push(micros);
-    if (turn > 1800) last.push(micros);
+    else if (turn > 1800 && turn <= 2000) at2k.push(micros);
+    else if (turn > 9800) at10k.push(micros);
   }
   await agent.dispose();
-  rows.push({ name: 'turn, one session: turns 1–200', unit: 'µs', median: median(first) });
-  rows.push({
-    name: 'turn, one session: turns 1801–2000',
-    unit: 'µs',
-    median: median(last),
-    baseline: 'turns 1–200',
-    ratio: median(last) / median(first),
-  });
+  const floor = median(first);
+  rows.push({ name: 'turn.first200', label: 'turn, one session: turns 1–200', unit: 'µs', median: floor });
+  for (const [name, label, samples] of [
+    ['turn.last200', 'turns 1,801–2,000', at2k],
+    ['turn.10k', 'turns 9,801–10,000', at10k],
+  ] as const) {
+    rows.push({
+      name,
+      label: `turn, one session: ${label}`,
+      unit: 'µs',
+      median: median(samples),
+      floor,
+      baseline: 'turns 1–200',
+      ratio: median(samples) / floor,
+    });
+  }
 }
 
 async function benchParallelBatch(): Promise<void> {
@@ -154,13 +177,23 @@ async function benchParallelBatch(): Promise<void> {
     await agent.whenIdle();
     await agent.dispose();
   });
-  rows.push({ name: 'turn with a 10-call parallel batch (per call)', unit: 'µs', median: perCall / 10 });
+  rows.push({
+    name: 'batch10.perCall',
+    label: 'turn with a 10-call parallel batch, per call',
+    unit: 'µs',
+    median: perCall / 10,
+  });
 }
 
 async function benchHeap(): Promise<void> {
   const gc = (globalThis as { gc?: () => void }).gc;
   if (!gc) {
-    rows.push({ name: 'heap per agent (run with --expose-gc)', unit: 'KiB', median: Number.NaN });
+    rows.push({
+      name: 'heap.idleAgent',
+      label: 'heap per agent (run with --expose-gc)',
+      unit: 'KiB',
+      median: Number.NaN,
+    });
     return;
   }
   const count = 10_000;
@@ -173,11 +206,7 @@ async function benchHeap(): Promise<void> {
   await Promise.all(agents.map((a) => a.whenIdle()));
   gc();
   const idle = (process.memoryUsage().heapUsed - before) / count / 1024;
-  rows.push({ name: `heap per idle agent (${count})`, unit: 'KiB', median: idle });
-  const hang: ModelAdapter = {
-    request: (req) =>
-      new Promise((_, reject) => req.signal.addEventListener('abort', () => reject(new Error('aborted')))),
-  };
+  rows.push({ name: 'heap.idleAgent', label: `heap per idle agent (${count})`, unit: 'KiB', median: idle });
   const busy = [];
   gc();
   const beforeBusy = process.memoryUsage().heapUsed;
@@ -189,8 +218,66 @@ async function benchHeap(): Promise<void> {
   await new Promise((r) => setTimeout(r, 50));
   gc();
   const inFlight = (process.memoryUsage().heapUsed - beforeBusy) / count / 1024;
-  rows.push({ name: `heap per agent with an in-flight turn (${count})`, unit: 'KiB', median: inFlight });
+  rows.push({
+    name: 'heap.turnInFlight',
+    label: `heap per agent with an in-flight turn (${count})`,
+    unit: 'KiB',
+    median: inFlight,
+  });
   await Promise.all([...agents, ...busy].map((a) => a.dispose()));
+}
+
+/** A model that never answers until the turn is aborted: keeps a turn in flight. */
+const hang: ModelAdapter = {
+  request: (req) =>
+    new Promise((_, reject) => req.signal.addEventListener('abort', () => reject(new Error('aborted')))),
+};
+
+/** 1,000 agents each with a turn in flight (its model request issued): wall time and heap for all of them. */
+async function benchInFlight(): Promise<void> {
+  const count = 1000;
+  const gc = (globalThis as { gc?: () => void }).gc;
+  const times: number[] = [];
+  const heaps: number[] = [];
+  for (let run = 0; run < Math.min(RUNS, 5); run++) {
+    gc?.();
+    const before = process.memoryUsage().heapUsed;
+    let requested = 0;
+    let allRequested: () => void = () => {};
+    const ready = new Promise<void>((resolve) => {
+      allRequested = resolve;
+    });
+    const model: ModelAdapter = {
+      request: (req) => {
+        if (++requested === count) allRequested();
+        return hang.request(req);
+      },
+    };
+    const start = process.hrtime.bigint();
+    const agents = [];
+    for (let i = 0; i < count; i++) {
+      const agent = createAgent({ seams: createSeams(), tools: createToolRegistry(), model });
+      agent.followup('hi');
+      agents.push(agent);
+    }
+    await ready;
+    times.push(Number(process.hrtime.bigint() - start) / 1e6);
+    gc?.();
+    heaps.push((process.memoryUsage().heapUsed - before) / 1024 / 1024);
+    await Promise.all(agents.map((a) => a.dispose()));
+  }
+  rows.push({
+    name: 'inFlight.1000agents',
+    label: '1,000 agents to a turn in flight (all model requests issued)',
+    unit: 'ms',
+    median: median(times),
+  });
+  rows.push({
+    name: 'inFlight.1000agents.heap',
+    label: 'heap of 1,000 agents with a turn in flight',
+    unit: 'MiB',
+    median: median(heaps),
+  });
 }
 
 async function main(): Promise<void> {
@@ -198,21 +285,35 @@ async function main(): Promise<void> {
   await benchTurns();
   await benchParallelBatch();
   await benchHeap();
-  printRows();
+  await benchInFlight();
 }
 
 function printRows(): void {
-  const width = Math.max(...rows.map((r) => r.name.length));
-  console.log(`${'benchmark'.padEnd(width)}  median      ratio`);
+  const width = Math.max(...rows.map((r) => r.label.length));
+  console.log(`${'benchmark'.padEnd(width)}  ${'name'.padEnd(24)}  median        ratio`);
   for (const row of rows) {
-    const value = `${row.median.toFixed(1)} ${row.unit}`.padStart(11);
-    const ratio = row.ratio === undefined ? '' : `${row.ratio.toFixed(1)}× ${row.baseline}`;
-    console.log(`${row.name.padEnd(width)}  ${value}  ${ratio}`);
+    const value = `${row.median.toFixed(1)} ${row.unit}`.padStart(12);
+    const ratio = row.ratio === undefined ? '' : `${row.ratio.toFixed(2)}× ${row.baseline}`;
+    console.log(`${row.label.padEnd(width)}  ${row.name.padEnd(24)}  ${value}  ${ratio}`);
   }
+}
+
+function writeJson(file: string): void {
+  const table = rows.map(({ name, unit, median, floor, ratio }) => ({
+    name,
+    unit,
+    // JSON has no NaN: a figure that could not be measured is null.
+    median: Number.isFinite(median) ? median : null,
+    ...(floor === undefined ? {} : { floor }),
+    ...(ratio === undefined ? {} : { ratio }),
+  }));
+  writeFileSync(file, `${JSON.stringify(table, null, 2)}\n`);
 }
 
 const only = process.env.BENCH_ONLY;
 if (only === 'tools') await benchToolCalls();
 else if (only === 'turns') await benchTurns();
-if (only) printRows();
+else if (only === 'inflight') await benchInFlight();
 else await main();
+printRows();
+if (flags.json !== undefined) writeJson(flags.json);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { createRequestDeriver, deriveMessages } from '../../../model/index.js';
+import { createRequestDeriver, deriveMessages, type ModelMessage } from '../../../model/index.js';
+import type { LogEvent } from '../../../seams/types.js';
 import { createSessionLog } from '../../../session/index.js';
 import { am, cm, logOf, pb, pluginEvent, se, sm, ss, tc, te, tr, ts, um } from '../session/build.js';
 
@@ -36,7 +37,7 @@ describe('model request derivation', () => {
     ]);
   });
 
-  it('reuses the previous messages: earlier message objects are === and the arrays are frozen', () => {
+  it('reuses the previous messages: earlier message objects are ===, results are read-only snapshots', () => {
     const log = createSessionLog();
     const deriver = createRequestDeriver();
     log.appendCore('turn/start', { turn: 1, trigger: { kind: 'message', source: { kind: 'user' } } });
@@ -48,7 +49,17 @@ describe('model request derivation', () => {
     expect(first).toHaveLength(1);
     expect(second).toHaveLength(2);
     expect(second[0]).toBe(first[0]);
-    expect(Object.isFrozen(second)).toBe(true);
+    // A snapshot: the earlier result still shows only what it showed, and nobody can write into either.
+    expect(first).toEqual([{ role: 'user', content: [{ type: 'text', text: 'one' }] }]);
+    expect(first[1]).toBeUndefined();
+    expect(Object.keys(first)).toEqual(['0']);
+    expect(() => {
+      (second as ModelMessage[]).push(second[0]!);
+    }).toThrow(TypeError);
+    expect(() => {
+      (first as ModelMessage[])[1] = second[1]!;
+    }).toThrow(TypeError);
+    expect(second).toHaveLength(2);
     expect(Object.isFrozen(second[1])).toBe(true);
     // The message shares the log's frozen content instead of copying it.
     expect(second[1]?.content).toBe((log.events[2]!.data as { content: unknown }).content);
@@ -85,4 +96,51 @@ describe('model request derivation', () => {
       { role: 'user', content: [{ type: 'text', text: 'other log' }] },
     ]);
   });
+
+  it('F02 at turn 10,000 a request touches only the new events and copies none of the earlier messages', () => {
+    const turns = Array.from({ length: 10_000 }, (_, i) => [
+      ts(i + 1),
+      um(`q${i}`),
+      ss(i + 1, 1),
+      am(i + 1, 1),
+      se(i + 1, 1),
+      te(i + 1),
+    ]);
+    const history = logOf(...turns.flat(), ts(10_001), um('the new prompt'));
+    const deriver = createRequestDeriver();
+    const atTurn10k = deriver.derive(history.slice(0, -1));
+    expect(atTurn10k).toHaveLength(20_000);
+
+    const reads = countingReads(history);
+    const next = deriver.derive(reads.events);
+    // A constant handful: the event before (is this the same log?), the single new event, the new last one.
+    expect(reads.count()).toBeLessThanOrEqual(3);
+    expect(next).toHaveLength(20_001);
+    expect(next[20_000]).toEqual({ role: 'user', content: [{ type: 'text', text: 'the new prompt' }] });
+    // The earlier messages are the same objects, and the earlier request did not grow.
+    expect(next[0]).toBe(atTurn10k[0]);
+    expect(next[19_999]).toBe(atTurn10k[19_999]);
+    expect(atTurn10k).toHaveLength(20_000);
+    expect(atTurn10k[20_000]).toBeUndefined();
+
+    // The same count at turn 1: the cost of one more event does not depend on the history before it.
+    const short = logOf(ts(1), um('first'));
+    const fresh = createRequestDeriver();
+    fresh.derive(short.slice(0, -1));
+    const shortReads = countingReads(short);
+    fresh.derive(shortReads.events);
+    expect(shortReads.count()).toBe(reads.count());
+  });
 });
+
+/** The log behind a proxy that counts index reads, the work a deriver does on it. */
+function countingReads(events: readonly LogEvent[]): { events: readonly LogEvent[]; count: () => number } {
+  let reads = 0;
+  const counting = new Proxy(events, {
+    get(target, key, receiver) {
+      if (typeof key === 'string' && /^\d+$/.test(key)) reads++;
+      return Reflect.get(target, key, receiver);
+    },
+  });
+  return { events: counting, count: () => reads };
+}
