@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import pidtree from 'pidtree';
 
 /**
@@ -18,5 +19,23 @@ export async function killLeftovers(): Promise<number> {
       }
     }
   }
+  // SIGKILL is delivered asynchronously: wait (briefly) until each is gone, so the run exits last.
+  const deadline = Date.now() + 1000;
+  while (pids.some(isAlive) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
   return killed;
+}
+
+/** Whether a pid is a running (not zombie) process; without /proc, whether it can be signalled. */
+function isAlive(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z/s.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  }
 }
