@@ -1,6 +1,6 @@
-import { rm, stat } from 'node:fs/promises';
+import { readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { type Command, Option } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import { formatCapabilities } from '../bridges/index.js';
 import { createAgent } from '../machines/agent/createAgent.js';
 import { createToolRegistry } from '../machines/toolCall/createToolRegistry.js';
@@ -39,6 +39,9 @@ interface RunFlags extends AgentFlags {
   color: boolean;
   approve?: ApproveMode;
   inspectLog?: string;
+  instructions?: string;
+  instructionsFile?: string;
+  maxSteps?: number;
   mcpConfig?: string;
 }
 
@@ -55,6 +58,28 @@ A script file is a JSON list of model steps, e.g.
 
 Exit codes: 0 every turn completed, 1 a turn ended otherwise, 2 bad input, 130 Ctrl-C, 143 SIGTERM.
 `;
+
+/** `--max-steps`: a whole number of at least 1. */
+function positiveInteger(value: string): number {
+  const number = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(number) || number < 1)
+    throw new InvalidArgumentError('expected a whole number of at least 1.');
+  return number;
+}
+
+/** `--instructions` or `--instructions-file` (not both); a missing file is bad input. */
+async function resolveInstructions(flags: RunFlags): Promise<string | undefined> {
+  if (flags.instructions !== undefined && flags.instructionsFile !== undefined)
+    throw new UsageError('give --instructions or --instructions-file, not both');
+  if (flags.instructionsFile === undefined) return flags.instructions;
+  try {
+    return await readFile(flags.instructionsFile, 'utf8');
+  } catch (error) {
+    const reason =
+      (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message;
+    throw new UsageError(`--instructions-file ${flags.instructionsFile}: ${reason}`);
+  }
+}
 
 /** A file the run will create: its directory must exist (nothing is created on the way). */
 async function requireParentDir(flag: string, file: string): Promise<void> {
@@ -149,7 +174,14 @@ export const runCommand: CliCommand = {
     command
       .description('run one turn per prompt and show it as it happens')
       .argument('[prompt...]', 'the words of one prompt')
-      .option('--prompt <text>', 'a prompt; repeat to queue several turns', repeatable);
+      .option('--prompt <text>', 'a prompt; repeat to queue several turns', repeatable)
+      .option('--instructions <text>', 'the system prompt sent with every model request')
+      .option('--instructions-file <file>', 'the system prompt, read from a file')
+      .option(
+        '--max-steps <n>',
+        'model requests one turn may make before it ends max-steps (default 100)',
+        positiveInteger,
+      );
     addAgentFlags(command)
       .addOption(
         new Option(
@@ -172,6 +204,7 @@ export const runCommand: CliCommand = {
     const prompts = [...(words.length > 0 ? [words.join(' ')] : []), ...(flags.prompt ?? [])];
     if (prompts.length === 0) throw new UsageError('run needs a prompt (words or --prompt TEXT)');
     const cwd = await resolveCwd(flags.cwd);
+    const instructions = await resolveInstructions(flags);
     const model = await resolveModel(flags, io.env);
     const bridges = await loadBridges(flags, flags.session);
     const mcpServers = await loadMcpServersFlag(flags.mcpConfig);
@@ -186,7 +219,18 @@ export const runCommand: CliCommand = {
       if (flags.inspectLog !== undefined) await rm(flags.inspectLog, { force: true });
       throw error;
     }
-    return runSession({ flags, io, cwd, model, bridges, store, inspection, prompts, mcpServers });
+    return runSession({
+      flags,
+      io,
+      cwd,
+      model,
+      bridges,
+      store,
+      inspection,
+      prompts,
+      mcpServers,
+      instructions,
+    });
   },
 };
 
@@ -200,6 +244,7 @@ async function runSession(run: {
   inspection: InspectionLog | undefined;
   prompts: string[];
   mcpServers: McpStdioServer[];
+  instructions: string | undefined;
 }): Promise<number> {
   const { flags, io, store, inspection } = run;
   const json = flags.json === true;
@@ -242,6 +287,7 @@ async function runSession(run: {
   else {
     seams.on('session/event', ({ event }) => transcript.event(event));
     seams.on('seam/decided', (decision) => transcript.decided(decision));
+    seams.on('model/delta', ({ delta }) => transcript.delta(delta));
     seams.on('agent/error', ({ origin, error }) => transcript.error(origin, error.message));
   }
 
@@ -283,6 +329,8 @@ async function runSession(run: {
     store,
     cwd: run.cwd,
     approval,
+    ...(run.instructions === undefined ? {} : { instructions: run.instructions }),
+    ...(flags.maxSteps === undefined ? {} : { maxStepsPerTurn: flags.maxSteps }),
     ...(inspection ? { inspect: inspection.inspect } : {}),
   });
   const firstNewSeq = agent.log.events.length;

@@ -33,6 +33,8 @@ export const toolBatchMachine = toolBatchSetup.createMachine({
     onError: { actions: [] },
   },
   on: {
+    // A call's input once `tools/prepare` is done: `tool/call` records what will run.
+    PREPARED_INPUT: { actions: { type: 'recordPreparedInput', params: ({ event }) => ({ report: event }) } },
     PREPARED: { actions: 'markPrepared' },
     SETTLED: { actions: 'markSettled' },
     ABORT: { guard: 'isLive', actions: ['markAborted', 'abortStartedCalls'] },
@@ -86,7 +88,7 @@ export const toolBatchMachine = toolBatchSetup.createMachine({
         { target: 'waiting' },
       ],
     },
-    // Append `tool/call`, then spawn the call; the lane is busy until it reports PREPARED.
+    // Open the call and spawn it; the lane is busy until it reports PREPARED (after prepare and policy).
     starting: {
       entry: ['startCall', 'spawnCall', 'markStarted'],
       always: 'waiting',

@@ -16,8 +16,8 @@ const reviewInput = ({ context }: { context: ToolCallContext }): PostExecuteInpu
 });
 
 /**
- * One tool call as a statechart: seal → pre-execute → approval → guards → dispatch → (commit) →
- * post-execute → finalize → `tools/result`. Un-provided: bind services with `createToolCallLogic`.
+ * One tool call as a statechart: prepare → seal → pre-execute → approval → guards → dispatch →
+ * (commit) → post-execute → finalize → `tools/result`. Un-provided: bind services with `createToolCallLogic`.
  */
 export const toolCallMachine = toolCallSetup.createMachine({
   id: 'toolCall',
@@ -34,7 +34,9 @@ export const toolCallMachine = toolCallSetup.createMachine({
     callId: '',
     name: '',
     hasFinalizer: false,
+    preparable: false,
     seamsPresent: {
+      'tools/prepare': false,
       'tools/pre-execute': false,
       guard: false,
       'tools/execute': false,
@@ -65,29 +67,78 @@ export const toolCallMachine = toolCallSetup.createMachine({
     ABORT: { guard: 'isLive', actions: ['markAborted', 'startCancelGrace', 'abortCall'] },
     CANCEL_GRACE_OVER: { actions: 'markGraceOver' },
   },
-  initial: 'sealing',
+  initial: 'preparing',
   states: {
-    sealing: {
-      invoke: {
-        id: 'seal',
-        src: 'seal',
-        input: actorInput,
-        onDone: [
-          {
-            guard: { type: 'sealedAs', params: { outcome: 'invalid-args' } },
-            target: 'settled',
-            actions: ['recordSeal', 'settleInvalidArgs'],
+    // Read the request once, then let `tools/prepare` rewrite the input before any identity exists.
+    preparing: {
+      initial: 'detaching',
+      states: {
+        detaching: {
+          invoke: {
+            id: 'detach',
+            src: 'detach',
+            input: actorInput,
+            onDone: [
+              {
+                guard: { type: 'detachedAs', params: { outcome: 'invalid-args' } },
+                target: '#toolCall.sealing',
+                actions: ['recordDetach', 'settleInvalidArgs'],
+              },
+              {
+                guard: { type: 'detachedAs', params: { outcome: 'pre-aborted' } },
+                target: '#toolCall.sealing',
+                actions: ['recordDetach', 'settleAbortedBeforeDispatch'],
+              },
+              { target: 'checking', actions: 'recordDetach' },
+            ],
+            onError: { target: '#toolCall.sealing', actions: 'settlePipelineError' },
           },
-          {
-            guard: { type: 'sealedAs', params: { outcome: 'pre-aborted' } },
-            target: 'settled',
-            actions: ['recordSeal', 'settleAbortedBeforeDispatch'],
+        },
+        checking: {
+          always: [
+            // Aborted while the request was read: sealing records ABORTED_BEFORE_DISPATCH.
+            { guard: 'isAborted', target: '#toolCall.sealing' },
+            {
+              guard: { type: 'seamIsEmpty', params: { seam: 'tools/prepare' } },
+              target: '#toolCall.sealing',
+            },
+            { guard: 'isNotPreparable', target: '#toolCall.sealing' },
+            { target: 'folding' },
+          ],
+        },
+        folding: {
+          on: {
+            ABORT: {
+              guard: 'isLive',
+              target: '#toolCall.sealing',
+              actions: ['markAborted', 'startCancelGrace', 'abortCall', 'settleAbortedBeforeDispatch'],
+            },
           },
-          { guard: 'isAborted', target: 'settled', actions: ['recordSeal', 'settleAbortedBeforeDispatch'] },
-          { target: 'preExecute', actions: 'recordSeal' },
-        ],
-        onError: { target: 'settled', actions: 'settlePipelineError' },
+          invoke: {
+            id: 'prepare',
+            src: 'prepare',
+            input: actorInput,
+            onDone: [
+              {
+                guard: { type: 'preparedAs', params: { outcome: 'refused' } },
+                target: '#toolCall.sealing',
+                actions: 'settlePrepareRefusal',
+              },
+              { target: '#toolCall.sealing' },
+            ],
+            onError: { target: '#toolCall.sealing', actions: 'settlePipelineError' },
+          },
+        },
       },
+    },
+    // Identity is created once, from the effective input; the batch records `tool/call` from it.
+    sealing: {
+      entry: ['sealCall', 'reportPreparedInput'],
+      always: [
+        { guard: 'hasResult', target: 'settled' },
+        { guard: 'isAborted', target: 'settled', actions: 'settleAbortedBeforeDispatch' },
+        { target: 'preExecute' },
+      ],
     },
     preExecute: {
       on: {

@@ -23,7 +23,7 @@ export interface ProcessTree {
 }
 
 /** How long `kill` waits for SIGKILLed processes to die before it stops checking. */
-const KILL_WAIT_MS = 500;
+const KILL_WAIT_MS = 2000;
 
 /**
  * Creates the marker for one spawn.

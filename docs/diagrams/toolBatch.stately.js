@@ -10,6 +10,11 @@ const toolBatchMachine = createMachine({
     }
   },
   "on": {
+    "PREPARED_INPUT": {
+      "actions": {
+        "type": "recordPreparedInput"
+      }
+    },
     "PREPARED": {
       "actions": "markPrepared"
     },

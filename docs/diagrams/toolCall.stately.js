@@ -23,57 +23,135 @@ const toolCallMachine = createMachine({
       "actions": "markGraceOver"
     }
   },
-  "initial": "sealing",
+  "initial": "preparing",
   "states": {
-    "sealing": {
-      "invoke": {
-        "id": "seal",
-        "src": "seal",
-        "onDone": [
-          {
-            "guard": {
-              "type": "sealedAs",
-              "params": {
-                "outcome": "invalid-args"
+    "preparing": {
+      "initial": "detaching",
+      "states": {
+        "detaching": {
+          "invoke": {
+            "id": "detach",
+            "src": "detach",
+            "onDone": [
+              {
+                "guard": {
+                  "type": "detachedAs",
+                  "params": {
+                    "outcome": "invalid-args"
+                  }
+                },
+                "target": "#toolCall.sealing",
+                "actions": [
+                  "recordDetach",
+                  "settleInvalidArgs"
+                ]
+              },
+              {
+                "guard": {
+                  "type": "detachedAs",
+                  "params": {
+                    "outcome": "pre-aborted"
+                  }
+                },
+                "target": "#toolCall.sealing",
+                "actions": [
+                  "recordDetach",
+                  "settleAbortedBeforeDispatch"
+                ]
+              },
+              {
+                "target": "checking",
+                "actions": "recordDetach"
               }
-            },
-            "target": "settled",
-            "actions": [
-              "recordSeal",
-              "settleInvalidArgs"
-            ]
-          },
-          {
-            "guard": {
-              "type": "sealedAs",
-              "params": {
-                "outcome": "pre-aborted"
-              }
-            },
-            "target": "settled",
-            "actions": [
-              "recordSeal",
-              "settleAbortedBeforeDispatch"
-            ]
-          },
-          {
-            "guard": "isAborted",
-            "target": "settled",
-            "actions": [
-              "recordSeal",
-              "settleAbortedBeforeDispatch"
-            ]
-          },
-          {
-            "target": "preExecute",
-            "actions": "recordSeal"
+            ],
+            "onError": {
+              "target": "#toolCall.sealing",
+              "actions": "settlePipelineError"
+            }
           }
-        ],
-        "onError": {
-          "target": "settled",
-          "actions": "settlePipelineError"
+        },
+        "checking": {
+          "always": [
+            {
+              "guard": "isAborted",
+              "target": "#toolCall.sealing"
+            },
+            {
+              "guard": {
+                "type": "seamIsEmpty",
+                "params": {
+                  "seam": "tools/prepare"
+                }
+              },
+              "target": "#toolCall.sealing"
+            },
+            {
+              "guard": "isNotPreparable",
+              "target": "#toolCall.sealing"
+            },
+            {
+              "target": "folding"
+            }
+          ]
+        },
+        "folding": {
+          "on": {
+            "ABORT": {
+              "guard": "isLive",
+              "target": "#toolCall.sealing",
+              "actions": [
+                "markAborted",
+                "startCancelGrace",
+                "abortCall",
+                "settleAbortedBeforeDispatch"
+              ]
+            }
+          },
+          "invoke": {
+            "id": "prepare",
+            "src": "prepare",
+            "onDone": [
+              {
+                "guard": {
+                  "type": "preparedAs",
+                  "params": {
+                    "outcome": "refused"
+                  }
+                },
+                "target": "#toolCall.sealing",
+                "actions": "settlePrepareRefusal"
+              },
+              {
+                "target": "#toolCall.sealing"
+              }
+            ],
+            "onError": {
+              "target": "#toolCall.sealing",
+              "actions": "settlePipelineError"
+            }
+          }
         }
       }
+    },
+    "sealing": {
+      "entry": [
+        "sealCall",
+        "reportPreparedInput"
+      ],
+      "always": [
+        {
+          "guard": "hasResult",
+          "target": "settled"
+        },
+        {
+          "guard": "isAborted",
+          "target": "settled",
+          "actions": "settleAbortedBeforeDispatch"
+        },
+        {
+          "target": "preExecute"
+        }
+      ]
     },
     "preExecute": {
       "on": {

@@ -1,4 +1,4 @@
-import { fanoutOf, type SealedCall } from '../../tools/index.js';
+import { type DetachedCall, fanoutOf, type PreparedInput, type SealedCall } from '../../tools/index.js';
 import type { ToolCallRequest } from '../../tools/types.js';
 
 /** The live handles of one tool call; the machine keeps only the plain `callKey`. */
@@ -7,7 +7,13 @@ export interface CallHandles {
   readonly request: ToolCallRequest & { readonly callId: string };
   /** The call's own abort: fired by `ABORT`, or by the run's signal through the link. */
   readonly controller: AbortController;
+  /** The request read once, arguments parsed, definition snapshotted (before `tools/prepare`). */
+  detached: DetachedCall | undefined;
+  /** The input `tools/prepare` settled on (absent when the fold did not run). */
+  prepared: PreparedInput | undefined;
   sealed: SealedCall | undefined;
+  /** The batch appended this call's `tool/call`. */
+  recorded: boolean;
   /** Set by core dispatch right before the body runs. */
   bodyStarted: boolean;
 }
@@ -31,7 +37,15 @@ export class CallTable {
     const controller = new AbortController();
     // One listener on the run's signal for all its live calls, however many run in parallel.
     const unlink = fanoutOf(runSignal).add(controller);
-    const handles: CallHandles = { request, controller, sealed: undefined, bodyStarted: false };
+    const handles: CallHandles = {
+      request,
+      controller,
+      detached: undefined,
+      prepared: undefined,
+      sealed: undefined,
+      recorded: false,
+      bodyStarted: false,
+    };
     this.#calls.set(key, { handles, unlink });
     return handles;
   }

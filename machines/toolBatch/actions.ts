@@ -2,14 +2,17 @@ import type { ActorSystem, AnyActorRef } from 'xstate';
 import { describeThrown } from '../../seams/describe.js';
 import type { ToolCallBlock, ToolResult } from '../../seams/schemas.js';
 import type { SessionLog } from '../../session/types.js';
-import { createFailureResult } from '../../tools/index.js';
+import { createFailureResult, type ToolCallRecord } from '../../tools/index.js';
 import { liveHandlesOf } from '../runtime/liveHandles.js';
 import { sendToLiveChild } from '../runtime/sendToLiveChild.js';
 import type { ToolMachineServices } from '../runtime/services.js';
 import type { ServicesResolver } from '../runtime/systemServices.js';
 import { createAbortedBeforeDispatch } from '../toolCall/rules.js';
-import { callKeyOf } from './rules.js';
+import type { ToolCallReport } from '../toolCall/types.js';
+import { callIndexOf, callKeyOf } from './rules.js';
 import type { ToolBatchContext, ToolCallOutput } from './types.js';
+
+type PreparedInputReport = Extract<ToolCallReport, { type: 'PREPARED_INPUT' }>;
 
 type AnyActorSystem = ActorSystem<any>;
 type EffectArgs = { context: ToolBatchContext; self: AnyActorRef; system: AnyActorSystem };
@@ -54,26 +57,45 @@ export function createToolBatchActions(servicesOf: ServicesResolver<ToolMachineS
     services: ToolMachineServices,
     context: ToolBatchContext,
     call: ToolCallBlock,
+    record: ToolCallRecord = { arguments: call.arguments },
   ): void => {
     requireLog(services).appendCore('tool/call', {
       turn: context.turn,
       step: context.step,
       callId: call.id,
       name: call.name,
-      arguments: call.arguments,
+      arguments: record.arguments,
+      ...(record.original === undefined ? {} : { original: record.original }),
+      ...(record.rewrites === undefined ? {} : { rewrites: [...record.rewrites] }),
     });
+  };
+  // Once per started call: from its PREPARED_INPUT, or with the model's input if it reported or died first.
+  const recordCall = (args: EffectArgs, index: number, record?: ToolCallRecord): void => {
+    const { context } = args;
+    const key = callKeyOf(context, index);
+    const { calls } = liveHandlesOf(args.system);
+    if (!calls.has(key)) return;
+    const handles = calls.get(key);
+    if (handles.recorded) return;
+    handles.recorded = true;
+    appendCall(servicesOf(args), context, context.calls[index]!, record);
   };
   const commit = (args: EffectArgs, callId: string, result: ToolResult): void => {
     const { context, self } = args;
+    recordCall(args, context.cursor);
     liveHandlesOf(args.system).calls.close(callKeyOf(context, context.cursor));
     appendResult(servicesOf(args), context, callId, result);
     self._parent?.send({ type: 'CALL_COMMITTED', callId, contexts: result.additionalContexts ?? [] });
   };
 
   return {
-    startCall: guarded('Recording tool/call', (args) => {
+    recordPreparedInput: guarded<{ report: unknown }>('Recording tool/call', (args, params) => {
+      const { type: _type, callId: _callId, ...record } = params.report as PreparedInputReport;
+      const index = callIndexOf(args.context, params.report);
+      if (index !== null) recordCall(args, index, record);
+    }),
+    startCall: guarded('Opening a tool call', (args) => {
       const { context } = args;
-      const services = servicesOf(args);
       const call = context.calls[context.started]!;
       const { scopes, calls } = liveHandlesOf(args.system);
       const runSignal = scopes.get(context.scopeKey).controller.signal;
@@ -82,7 +104,6 @@ export function createToolBatchActions(servicesOf: ServicesResolver<ToolMachineS
         { callId: call.id, name: call.name, arguments: call.arguments },
         runSignal,
       );
-      appendCall(services, context, call);
     }),
     commitResult: guarded<{ output: unknown }>('Recording tool/result', (args, params) => {
       const output = params.output as ToolCallOutput;

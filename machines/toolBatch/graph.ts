@@ -20,6 +20,7 @@ export const graphEvents: readonly AnyEventObject[] = [
   { type: 'xstate.done.actor.classify', output: { mode: 'exclusive' }, actorId: 'classify' },
   { type: 'xstate.error.actor.classify', error: { message: 'classification failed' }, actorId: 'classify' },
   ...indexes.flatMap((index) => [
+    { type: 'PREPARED_INPUT', callId: `c${index + 1}`, arguments: '{}' },
     { type: 'PREPARED', callId: `c${index + 1}` },
     { type: 'SETTLED', callId: `c${index + 1}` },
     { type: `xstate.done.actor.call-${index}`, output: callOutput(index), actorId: `call-${index}` },

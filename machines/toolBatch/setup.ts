@@ -32,6 +32,7 @@ export const toolBatchSetup = setup({
   actions: {
     // Side effects that never throw (a failure becomes INTERNAL_ERROR); no-ops until provided.
     startCall: () => {},
+    recordPreparedInput: (_, _params: { report: unknown }) => {},
     commitResult: (_, _params: { output: unknown }) => {},
     commitCrashed: () => {},
     appendAbortedPairs: () => {},

@@ -2,13 +2,18 @@ import { type ActorSystem, enqueueActions } from 'xstate';
 import { describeThrown } from '../../seams/describe.js';
 import type { JsonValue } from '../../seams/schemas.js';
 import type { ToolExecution } from '../../seams/types.js';
+import { describeToolCallRecord, sealToolCall } from '../../tools/index.js';
 import { liveHandlesOf } from '../runtime/liveHandles.js';
 import type { ToolMachineServices } from '../runtime/services.js';
 import type { ServicesResolver } from '../runtime/systemServices.js';
-import { createDispatchScope } from './actors.js';
-import type { ToolCallContext, ToolCallEvent } from './types.js';
+import { createDispatchScope, detachCall } from './actors.js';
+import type { ToolCallContext, ToolCallEvent, ToolCallReport } from './types.js';
 
-type Args = { readonly context: ToolCallContext; readonly system: ActorSystem<any> };
+type Args = {
+  readonly context: ToolCallContext;
+  readonly system: ActorSystem<any>;
+  readonly self: { readonly _parent?: { send(event: ToolCallReport): void } };
+};
 
 const defaultDecisions = {
   'tools/pre-execute': { kind: 'allow' },
@@ -98,6 +103,29 @@ export function createToolCallActions(servicesOf: ServicesResolver<ToolMachineSe
       } catch (error) {
         report(services, 'seam/decided', error, context);
       }
+    },
+    sealCall: ({ context, system }: Args): void => {
+      const { scopes, calls } = liveHandlesOf(system);
+      if (!calls.has(context.callKey)) return;
+      const services = servicesOf({ system });
+      try {
+        const handles = calls.get(context.callKey);
+        const scope = scopes.get(context.scopeKey);
+        // A call aborted or failed before it was read is detached here, so finalize still finds it.
+        handles.sealed ??= sealToolCall(detachCall(services, handles, scope, context), handles.prepared);
+      } catch (error) {
+        report(services, 'sealing', error, context);
+      }
+    },
+    reportPreparedInput: ({ context, self, system }: Args): void => {
+      const { calls } = liveHandlesOf(system);
+      if (!context.batched || !calls.has(context.callKey)) return;
+      const { request, prepared } = calls.get(context.callKey);
+      self._parent?.send({
+        type: 'PREPARED_INPUT',
+        callId: request.callId,
+        ...describeToolCallRecord(request.arguments, prepared),
+      });
     },
     notifyResult: ({ context, system }: Args): void => {
       const exec = execOf(context, system);

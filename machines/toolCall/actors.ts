@@ -6,9 +6,12 @@ import {
   applyPostDecision,
   createCoreDispatch,
   createFailureResult,
+  type DetachedCall,
+  detachToolCall,
+  isPreparable,
+  prepareToolInput,
   runFinalizer,
   type SealedCall,
-  sealExecution,
   ToolMessage,
   withContexts,
   withoutContexts,
@@ -22,13 +25,14 @@ import { normalizeAroundResult } from './normalize.js';
 import { createAbortedBeforeDispatch, describeApprovalRefusal, describeFailure } from './rules.js';
 import {
   type ApprovalOutput,
+  type DetachOutput,
   type DispatchOutput,
   type FinalizeOutput,
   type GuardsOutput,
   type PostExecuteInput,
   type PostExecuteOutput,
   type PreExecuteOutput,
-  type SealOutput,
+  type PrepareOutput,
   type ToolCallActorInput,
   type ToolSeamsPresent,
   toolSeamKeys,
@@ -61,42 +65,46 @@ export function createToolCallActors(servicesOf: ServicesResolver<ToolMachineSer
   const dispatchScope = (
     services: ToolMachineServices,
     input: ToolCallActorInput,
-    exec: ToolExecution,
+    exec: Pick<ToolExecution, 'agent' | 'callId'>,
     signal: AbortSignal,
   ): DispatchScope => createDispatchScope(services, input, exec, signal);
 
   return {
-    seal: fromPromise<SealOutput, ToolCallActorInput>(async ({ input, system }) => {
+    detach: fromPromise<DetachOutput, ToolCallActorInput>(async ({ input, system }) => {
       const services = servicesOf({ system });
       const { scopes, calls } = liveHandlesOf(system);
       const handles = calls.get(input.callKey);
       const scope = scopes.get(input.scopeKey);
-      const { request, controller } = handles;
-      const sealed = sealExecution(
-        {
-          callId: request.callId,
-          name: request.name,
-          arguments: request.arguments,
-          agent: request.agent ?? scope.agent ?? services.agent,
-          turn: input.turn ?? undefined,
-          step: input.step ?? undefined,
-          parent: request.parent,
-          signal: controller.signal,
-        },
-        services.tools,
-      );
-      handles.sealed = sealed;
+      const detached = detachCall(services, handles, scope, input);
       const seamsPresent = Object.fromEntries(toolSeamKeys.map((key) => [key, scope.seams.has(key)]));
       const base = {
-        callId: sealed.exec.callId,
-        name: sealed.exec.name,
-        hasFinalizer: sealed.finalize !== undefined,
+        callId: detached.callId,
+        name: detached.name,
+        hasFinalizer: detached.finalize !== undefined,
         seamsPresent: seamsPresent as ToolSeamsPresent,
+        preparable: isPreparable(detached),
       };
-      if (sealed.argumentsError !== undefined) {
-        return { ...base, outcome: 'invalid-args', message: sealed.argumentsError };
+      if (detached.argumentsError !== undefined) {
+        return { ...base, outcome: 'invalid-args', message: detached.argumentsError };
       }
-      return { ...base, outcome: controller.signal.aborted ? 'pre-aborted' : 'sealed' };
+      return { ...base, outcome: handles.controller.signal.aborted ? 'pre-aborted' : 'detached' };
+    }),
+
+    // The fold's input to seal is left in the call table, also when it fails (for finalize and the log).
+    prepare: fromPromise<PrepareOutput, ToolCallActorInput>(async ({ input, signal, system }) => {
+      const services = servicesOf({ system });
+      const { scopes, calls } = liveHandlesOf(system);
+      const handles = calls.get(input.callKey);
+      const call = handles.detached;
+      if (call === undefined || !isPreparable(call)) {
+        throw new Error(`Tool call "${input.callKey}" reached tools/prepare without a preparable input`);
+      }
+      const scope = scopes.get(input.scopeKey);
+      const outcome = await prepareToolInput(scope.seams, call, dispatchScope(services, input, call, signal));
+      handles.prepared = outcome.input;
+      return outcome.kind === 'prepared'
+        ? { outcome: 'prepared' }
+        : { outcome: 'refused', result: outcome.result };
     }),
 
     preExecute: fromPromise<PreExecuteOutput, ToolCallActorInput>(async ({ input, signal, system }) => {
@@ -237,7 +245,7 @@ export function createToolCallActors(servicesOf: ServicesResolver<ToolMachineSer
 export function createDispatchScope(
   services: ToolMachineServices,
   input: { turn: number | null; step: number | null },
-  exec: ToolExecution,
+  exec: Pick<ToolExecution, 'agent' | 'callId'>,
   signal: AbortSignal,
 ): DispatchScope {
   const agentId = exec.agent?.id;
@@ -261,6 +269,38 @@ export function createDispatchScope(
         }
       : {}),
   };
+}
+
+/**
+ * Reads a call's request once (arguments parsed, definition snapshotted) and keeps it in the call
+ * table; a call already detached is returned as it was.
+ * @param services tools, scopes and the fallback agent
+ * @param handles the call's live handles
+ * @param scope the run the call belongs to (its agent)
+ * @param input where the call runs (turn, step)
+ */
+export function detachCall(
+  services: ToolMachineServices,
+  handles: CallHandles,
+  scope: RunScope,
+  input: Pick<ToolCallActorInput, 'turn' | 'step'>,
+): DetachedCall {
+  if (handles.detached) return handles.detached;
+  const { request, controller } = handles;
+  handles.detached = detachToolCall(
+    {
+      callId: request.callId,
+      name: request.name,
+      arguments: request.arguments,
+      agent: request.agent ?? scope.agent ?? services.agent,
+      turn: input.turn ?? undefined,
+      step: input.step ?? undefined,
+      parent: request.parent,
+      signal: controller.signal,
+    },
+    services.tools,
+  );
+  return handles.detached;
 }
 
 function abortedAfterStart(): ToolResult {

@@ -2,12 +2,13 @@ import type { AnyEventObject } from 'xstate';
 import { createFailureResult, createSuccessResult } from '../../tools/index.js';
 import type {
   ApprovalOutput,
+  DetachOutput,
   DispatchOutput,
   FinalizeOutput,
   GuardsOutput,
   PostExecuteOutput,
   PreExecuteOutput,
-  SealOutput,
+  PrepareOutput,
   ToolSeamsPresent,
 } from './types.js';
 import { toolSeamKeys } from './types.js';
@@ -30,12 +31,13 @@ export const seamConfigurations: readonly ToolSeamsPresent[] = [
   ...toolSeamKeys.map((absent) => presence((key) => key !== absent)),
 ];
 
-const sealed = (seamsPresent: ToolSeamsPresent): SealOutput => ({
+const detached = (seamsPresent: ToolSeamsPresent): DetachOutput => ({
   callId: 'c1',
   name: 'echo',
   hasFinalizer: true,
   seamsPresent,
-  outcome: 'sealed',
+  preparable: true,
+  outcome: 'detached',
 });
 const success = createSuccessResult('ok', [{ type: 'text', text: 'ok' }]);
 const context = {
@@ -48,14 +50,26 @@ const context = {
  * outcome of every invoke, `CANCEL_GRACE_OVER`, and `COMMIT`/`ABORT`. Outputs are plain objects.
  */
 export const graphEvents: readonly AnyEventObject[] = [
-  ...seamConfigurations.map((present) => done<SealOutput>('seal', sealed(present))),
-  done<SealOutput>('seal', {
-    ...sealed(presence(() => true)),
+  ...seamConfigurations.map((present) => done<DetachOutput>('detach', detached(present))),
+  // Arguments that are not a JSON object, or an unknown tool: prepare is skipped.
+  done<DetachOutput>('detach', { ...detached(presence(() => true)), preparable: false }),
+  done<DetachOutput>('detach', {
+    ...detached(presence(() => true)),
+    preparable: false,
     outcome: 'invalid-args',
     message: 'Arguments are not plain JSON: a function at "arguments.f"',
   }),
-  done<SealOutput>('seal', { ...sealed(presence(() => true)), outcome: 'pre-aborted' }),
-  fail('seal', 'No tool call "k"'),
+  done<DetachOutput>('detach', { ...detached(presence(() => true)), outcome: 'pre-aborted' }),
+  fail('detach', 'No tool call "k"'),
+  done<PrepareOutput>('prepare', { outcome: 'prepared' }),
+  done<PrepareOutput>('prepare', {
+    outcome: 'refused',
+    result: createFailureResult(
+      'INVALID_ARGS',
+      'Listener "p" on seam "tools/prepare" returned invalid arguments for tool "echo": text: expected string',
+    ),
+  }),
+  fail('prepare', 'Listener "p" on seam "tools/prepare" failed: boom'),
   done<PreExecuteOutput>('preExecute', {
     decision: { kind: 'allow', additionalContexts: [context] },
     decidedBy: 'p',

@@ -10,14 +10,15 @@ import {
 } from './rules.js';
 import type {
   ApprovalOutput,
+  DetachOutcome,
+  DetachOutput,
   DispatchOutput,
   FinalizeOutput,
   GuardsOutput,
   PostExecuteInput,
   PostExecuteOutput,
   PreExecuteOutput,
-  SealOutcome,
-  SealOutput,
+  PrepareOutput,
   ToolCallActorInput,
   ToolCallContext,
   ToolCallEvent,
@@ -42,7 +43,8 @@ export const toolCallSetup = setup({
     output: {} as ToolCallOutput,
   },
   actors: {
-    seal: unprovided<SealOutput, ToolCallActorInput>('seal'),
+    detach: unprovided<DetachOutput, ToolCallActorInput>('detach'),
+    prepare: unprovided<PrepareOutput, ToolCallActorInput>('prepare'),
     preExecute: unprovided<PreExecuteOutput, ToolCallActorInput>('preExecute'),
     approval: unprovided<ApprovalOutput, ToolCallActorInput & { reason: string | null }>('approval'),
     guards: unprovided<GuardsOutput, ToolCallActorInput>('guards'),
@@ -58,6 +60,10 @@ export const toolCallSetup = setup({
     abortCall: () => {},
     emitDefaultDecided: (_, _params: { seam: 'tools/pre-execute' | 'tools/post-execute' }) => {},
     notifyResult: () => {},
+    // Seals the call from the input it will run with (the token is created here, once).
+    sealCall: () => {},
+    // Under a batch, tells it the input that will run, so it records `tool/call` before pre-execute.
+    reportPreparedInput: () => {},
     // Reports to the batch (pure: sendParent), only under a batch.
     // Reports to the batch (taken only on transitions guarded by `isBatched`). Sent through `_parent`
     // at execution time, so graph traversal of a parentless machine does not resolve a missing parent.
@@ -70,19 +76,32 @@ export const toolCallSetup = setup({
     startCancelGrace: raise({ type: 'CANCEL_GRACE_OVER' }, { id: 'cancelGrace', delay: 'cancelGrace' }),
     markGraceOver: assign({ graceOver: true }),
     markPrepared: assign({ prepared: true }),
-    recordSeal: assign(({ event }) => {
-      const output = outputOf<SealOutput>(event);
+    recordDetach: assign(({ event }) => {
+      const output = outputOf<DetachOutput>(event);
       return {
         callId: output.callId,
         name: output.name,
         hasFinalizer: output.hasFinalizer,
         seamsPresent: output.seamsPresent,
+        preparable: output.preparable,
       };
     }),
     settleInvalidArgs: assign(({ event }) => ({
-      result: createFailureResult('INVALID_ARGS', outputOf<SealOutput>(event).message ?? 'Invalid arguments'),
+      result: createFailureResult(
+        'INVALID_ARGS',
+        outputOf<DetachOutput>(event).message ?? 'Invalid arguments',
+      ),
       skipPost: true,
     })),
+    // A rewrite the tool refused (`INVALID_ARGS`) or a throwing listener (`PIPELINE_ERROR`).
+    settlePrepareRefusal: assign(({ event }) => {
+      const output = outputOf<PrepareOutput>(event);
+      return {
+        result:
+          output.outcome === 'refused' ? output.result : createPipelineError(new Error('prepare refused')),
+        skipPost: true,
+      };
+    }),
     settleAbortedBeforeDispatch: assign({ result: () => createAbortedBeforeDispatch(), skipPost: true }),
     settlePipelineError: assign(({ event }) => ({
       result: createPipelineError(errorOf(event)),
@@ -125,8 +144,12 @@ export const toolCallSetup = setup({
   },
   guards: {
     seamIsEmpty: ({ context }, params: { seam: ToolSeamKey }) => !context.seamsPresent[params.seam],
-    sealedAs: ({ event }, params: { outcome: SealOutcome }) =>
-      outputOf<SealOutput>(event).outcome === params.outcome,
+    detachedAs: ({ event }, params: { outcome: DetachOutcome }) =>
+      outputOf<DetachOutput>(event).outcome === params.outcome,
+    isNotPreparable: ({ context }) => !context.preparable,
+    preparedAs: ({ event }, params: { outcome: PrepareOutput['outcome'] }) =>
+      outputOf<PrepareOutput>(event).outcome === params.outcome,
+    hasResult: ({ context }) => context.result !== null,
     isAborted: ({ context }) => context.aborted,
     isLive: ({ context }) => !context.aborted,
     graceIsOver: ({ context }) => context.graceOver,

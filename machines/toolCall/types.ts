@@ -1,7 +1,9 @@
 import type { HookContext, PreToolDecision, ToolResult } from '../../seams/schemas.js';
+import type { ToolCallRecord } from '../../tools/index.js';
 
 /** The seams a call may invoke; `guard` stands for the guard list. */
 export type ToolSeamKey =
+  | 'tools/prepare'
   | 'tools/pre-execute'
   | 'guard'
   | 'tools/execute'
@@ -10,6 +12,7 @@ export type ToolSeamKey =
 /** Which tool seams had listeners when the call started. */
 export type ToolSeamsPresent = Record<ToolSeamKey, boolean>;
 export const toolSeamKeys: readonly ToolSeamKey[] = Object.freeze([
+  'tools/prepare',
   'tools/pre-execute',
   'guard',
   'tools/execute',
@@ -55,6 +58,8 @@ export interface ToolCallContext {
   readonly name: string;
   readonly hasFinalizer: boolean;
   readonly seamsPresent: ToolSeamsPresent;
+  /** A known tool whose arguments parse as a JSON object: `tools/prepare` may rewrite them. */
+  readonly preparable: boolean;
   readonly aborted: boolean;
   /** `cancelGrace` has passed since the first abort: a review still running (or not started) is abandoned. */
   readonly graceOver: boolean;
@@ -74,8 +79,14 @@ export interface ToolCallContext {
 /** `CANCEL_GRACE_OVER` is raised by the call itself `cancelGrace` after its first `ABORT`. */
 export type ToolCallEvent = { type: 'COMMIT' } | { type: 'ABORT' } | { type: 'CANCEL_GRACE_OVER' };
 
-/** What a batched call tells its batch. */
-export type ToolCallReport = { type: 'PREPARED'; callId: string } | { type: 'SETTLED'; callId: string };
+/**
+ * What a batched call tells its batch: the input it will run with (after `tools/prepare`, before
+ * pre-execute: the batch records `tool/call` from it), that the policy lane is free, that it settled.
+ */
+export type ToolCallReport =
+  | ({ type: 'PREPARED_INPUT'; callId: string } & ToolCallRecord)
+  | { type: 'PREPARED'; callId: string }
+  | { type: 'SETTLED'; callId: string };
 
 export interface ToolCallOutput {
   readonly callId: string;
@@ -94,16 +105,21 @@ export interface PostExecuteInput extends ToolCallActorInput {
   readonly result: ToolResult;
 }
 
-export type SealOutcome = 'sealed' | 'invalid-args' | 'pre-aborted';
-export interface SealOutput {
+export type DetachOutcome = 'detached' | 'invalid-args' | 'pre-aborted';
+export interface DetachOutput {
   readonly callId: string;
   readonly name: string;
   readonly hasFinalizer: boolean;
   readonly seamsPresent: ToolSeamsPresent;
-  readonly outcome: SealOutcome;
+  readonly preparable: boolean;
+  readonly outcome: DetachOutcome;
   /** The `INVALID_ARGS` message. */
   readonly message?: string;
 }
+/** The fold ran: `prepared` (the input to seal is in the call table) or `refused` with the call's result. */
+export type PrepareOutput =
+  | { readonly outcome: 'prepared' }
+  | { readonly outcome: 'refused'; readonly result: ToolResult };
 export interface PreExecuteOutput {
   readonly decision: PreToolDecision;
   readonly decidedBy: string;

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { checkInvariants, readJsonlLog } from '../../session/index.js';
+import { beginStream, chunk, sse, useChatServers } from '../unit/model/chatServer.js';
 import { quote, Terminal } from './support/terminal.js';
 
 // The built CLI (test/e2e/support/buildOnce.ts builds dist/ before the suite), run as a person runs it.
@@ -11,6 +12,7 @@ const seamchart = `${quote(process.execPath)} ${quote(bin)}`;
 
 let dir: string;
 const terminals: Terminal[] = [];
+const startChatServer = useChatServers();
 
 beforeEach(async () => {
   dir = await mkdtemp(path.join(tmpdir(), 'seamchart-u-'));
@@ -68,6 +70,36 @@ async function pidFrom(name: string, terminal: Terminal): Promise<number> {
 }
 
 describe('U02 the transcript in a pseudo-terminal', () => {
+  it('U02 streamed text appears before the step ends, and no status line is left on screen', async () => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const server = await startChatServer(async (res) => {
+      beginStream(res);
+      res.write(sse(chunk({ role: 'assistant', content: 'Streaming the first half' })));
+      await released; // the test has seen the first half on screen
+      res.write(sse(chunk({ content: ' and the second half.' })));
+      res.write(sse(chunk({}, 'stop')));
+      res.end(sse('[DONE]'));
+    });
+    const terminal = await open(
+      `run 'say something' --model openai --base-url ${server.baseURL} --model-name local --session session.jsonl`,
+    );
+    const early = await terminal.waitFor((s) => s.includes('Streaming the first half'), 'the first delta');
+    expect(early).not.toContain('second half');
+    expect(early).not.toMatch(/── turn 1/);
+    release();
+    expect(await terminal.exitCode()).toBe(0);
+    const screen = await terminal.screen();
+    expect(screen).toContain('❯ say something');
+    expect(screen).toContain('Streaming the first half and the second half.');
+    expect(screen).toMatch(/── turn 1 completed · 1 step/);
+    expect(screen).not.toContain('…'); // the status line ("… waiting for the model") was erased
+    expect(screen).not.toMatch(/assistant\/message|step\/start/); // a transcript, not an event dump
+    expect((await session()).violations).toEqual([]);
+  });
+
   it('U02 the live status line says what the run waits for and leaves nothing on screen', async () => {
     const script = await file('script.json', [
       { delayMs: 2000, toolCalls: [{ id: 'c1', name: 'Bash', arguments: { command: 'echo listed' } }] },
@@ -217,6 +249,24 @@ describe('U03 the approval prompt in a pseudo-terminal', () => {
 });
 
 describe('U04 Ctrl-C in a pseudo-terminal', () => {
+  it('U04 Ctrl-C mid-stream ends the turn aborted, durable, exit 130', async () => {
+    const server = await startChatServer(async (res, { closed }) => {
+      beginStream(res);
+      res.write(sse(chunk({ role: 'assistant', content: 'Thinking out loud' })));
+      await closed; // never finishes: only the cancel ends this request
+    });
+    const terminal = await open(
+      `run 'take your time' --model openai --base-url ${server.baseURL} --model-name local --session session.jsonl`,
+    );
+    await terminal.waitFor((s) => s.includes('Thinking out loud'), 'the first delta');
+    await terminal.keys('C-c');
+    expect(await terminal.exitCode()).toBe(130);
+    const { events, repairs, violations } = await session();
+    expect(repairs).toEqual([]); // closed by the run itself, not by crash repair
+    expect(turnEnds(events)).toEqual(['aborted']);
+    expect(violations).toEqual([]);
+  });
+
   it('U04 Ctrl-C during a Bash command and its hook leaves no process behind', async () => {
     // The hook records its pid and lets the call through; the command records its pid and sleeps.
     const settings = await preToolUseHook(

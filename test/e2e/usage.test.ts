@@ -49,6 +49,10 @@ describe('U01 help, version and unknown flags', () => {
     expect(code).toBe(0);
     const flags = [
       '--prompt',
+      '--instructions',
+      '--instructions-file',
+      '--max-steps',
+      '--mcp-config',
       '--model',
       '--base-url',
       '--model-name',
@@ -168,6 +172,16 @@ describe('U05 bad input exits 2 and leaves nothing behind', () => {
       /--inspect-log .*no such directory/,
     );
     await expectBadInput(['run', 'hi', ...model, '--resume'], /--resume needs --session/);
+    await expectBadInput(['run', 'hi', ...model, ...session, '--max-steps', '0'], /--max-steps/);
+    await expectBadInput(['run', 'hi', ...model, ...session, '--max-steps', 'many'], /--max-steps/);
+    await expectBadInput(
+      ['run', 'hi', ...model, ...session, '--instructions-file', path.join(dir, 'none.md')],
+      /--instructions-file .*no such file/,
+    );
+    await expectBadInput(
+      ['run', 'hi', ...model, ...session, '--instructions', 'a', '--instructions-file', script],
+      /not both/,
+    );
     await expectBadInput(
       ['run', 'hi', ...model, '--resume', ...session],
       /--resume: cannot read session file/,
@@ -343,6 +357,52 @@ describe('run, as a person reads it', () => {
       .map((line) => JSON.parse(line) as unknown);
     const { events } = await readJsonlLog(target);
     expect(printed).toEqual(JSON.parse(JSON.stringify(events)));
+  });
+
+  it('--instructions reaches the model as the system prompt; --max-steps ends a looping turn', async () => {
+    const server = await startChatServer((res) => {
+      beginStream(res);
+      res.write(
+        sse(
+          chunk({
+            role: 'assistant',
+            tool_calls: [
+              {
+                index: 0,
+                id: 'c1',
+                type: 'function',
+                function: { name: 'Bash', arguments: '{"command":"true"}' },
+              },
+            ],
+          }),
+        ),
+      );
+      res.write(sse(chunk({}, 'tool_calls')));
+      res.end(sse('[DONE]'));
+    });
+    const instructions = await file('instructions.md', 'Answer in French.');
+    const { code, out } = await cli([
+      'run',
+      'loop',
+      '--model',
+      'openai',
+      '--base-url',
+      server.baseURL,
+      '--tools',
+      'demo',
+      '--cwd',
+      dir,
+      '--instructions-file',
+      instructions,
+      '--max-steps',
+      '2',
+    ]);
+    expect(code).toBe(1);
+    expect(out).toMatch(/── turn 1 max-steps.* · 2 steps/);
+    expect(server.received).toHaveLength(2);
+    const messages = (server.received[0]!.body as { messages: { role: string; content: unknown }[] })
+      .messages;
+    expect(messages[0]).toEqual({ role: 'system', content: 'Answer in French.' });
   });
 
   it('a loopback --base-url needs no API key and sends none', async () => {

@@ -19,17 +19,18 @@ import {
 } from '../../testing/index.js';
 import { createToolRegistryCore, defineTool } from '../../tools/index.js';
 
-// The call's seams are snapshotted by the `seal` actor, so each configuration keeps only the seal
-// outcome whose `seamsPresent` matches it (plus the seal failures, which carry all-present).
-const sealMatches = (
+// The call's seams are snapshotted by the `detach` actor, so each configuration keeps only the detach
+// outcomes whose `seamsPresent` matches it (plus the failures, which carry all-present).
+const detachMatches = (
   present: ToolSeamsPresent,
   output: { seamsPresent?: ToolSeamsPresent; outcome?: string },
-) => output.outcome !== 'sealed' || toolSeamKeys.every((key) => output.seamsPresent?.[key] === present[key]);
+) =>
+  output.outcome !== 'detached' || toolSeamKeys.every((key) => output.seamsPresent?.[key] === present[key]);
 const eventsFor = (present: Readonly<Record<string, boolean>>) =>
   graphEvents.filter(
     (event) =>
-      event.type !== 'xstate.done.actor.seal' ||
-      sealMatches(
+      event.type !== 'xstate.done.actor.detach' ||
+      detachMatches(
         present as ToolSeamsPresent,
         (event as unknown as { output: { seamsPresent: ToolSeamsPresent } }).output,
       ),
@@ -39,8 +40,18 @@ const eventsFor = (present: Readonly<Record<string, boolean>>) =>
 // would otherwise make its own graph node and multiply the paths (1,551 → the count printed below)
 // without reaching a new transition.
 const serializeState = (snapshot: AnyMachineSnapshot): string => {
-  const { seamsPresent, aborted, prepared, skipPost, hasFinalizer } = snapshot.context as ToolCallContext;
-  return JSON.stringify({ value: snapshot.value, seamsPresent, aborted, prepared, skipPost, hasFinalizer });
+  const { seamsPresent, preparable, aborted, prepared, skipPost, hasFinalizer, result } =
+    snapshot.context as ToolCallContext;
+  return JSON.stringify({
+    value: snapshot.value,
+    seamsPresent,
+    preparable,
+    aborted,
+    prepared,
+    skipPost,
+    hasFinalizer,
+    hasResult: result !== null,
+  });
 };
 
 const runs = [false, true].flatMap((batched) =>
@@ -78,6 +89,7 @@ async function executePath(
   afterSteps?: (run: AfterSteps) => Promise<void>,
 ) {
   const seams = createSeams({ logger: { error: () => {} } });
+  if (present['tools/prepare']) seams.on('tools/prepare', () => undefined);
   if (present['tools/pre-execute']) seams.on('tools/pre-execute', (_exec, next) => next());
   if (present.guard) seams.guard(() => undefined);
   if (present['tools/execute']) seams.on('tools/execute', (_exec, next) => next());
@@ -94,21 +106,22 @@ async function executePath(
     const run = await runPath(path, {
       logic: createToolCallLogic(services),
       input: { call: { callId: 'c1', name: 'echo', arguments: '{"text":"a"}' }, batched },
-      stub: ['seal', 'preExecute', 'approval', 'guards', 'dispatch', 'postExecute', 'finalize'],
+      stub: ['detach', 'prepare', 'preExecute', 'approval', 'guards', 'dispatch', 'postExecute', 'finalize'],
       events: graphEvents,
       quiesce: [{ type: 'COMMIT' }],
-      // A sealed outcome runs the real sealing first, so later phases find the sealed execution.
+      // A detached outcome runs the real detach first, so sealing seals the call that was read.
       onSettle: async ({ kind, pending, payload }) => {
+        // Any detach outcome is recorded; sealing then seals the call (reading it itself if need be).
+        if (pending.id === 'detach' && kind === 'done') sealed = true;
         if (
-          pending.id === 'seal' &&
+          pending.id === 'detach' &&
           kind === 'done' &&
-          (payload as { outcome: string }).outcome === 'sealed'
+          (payload as { outcome: string }).outcome === 'detached'
         ) {
           // In the call's own system (as its child), where its handles are.
           await toPromise(
-            createActor(real.seal, { input: pending.input as never, parent: pending.actor }).start(),
+            createActor(real.detach, { input: pending.input as never, parent: pending.actor }).start(),
           );
-          sealed = true;
         }
       },
       log: notifications,
@@ -149,8 +162,8 @@ describe('G01 toolCall: shortest paths over every seam configuration', () => {
   // Whatever a path did, an ABORT (then a COMMIT, in that order, as a draining batch sends them)
   // ends the call within the cancel grace without any listener or body settling: a hostile
   // listener that never returns cannot hold it. A body that did not stop uses the first grace, so
-  // its post-execute gets a second one. Sealing and the finalizer are ours and synchronous.
-  const ours = new Set(['seal', 'finalize']);
+  // its post-execute gets a second one. Detaching and the finalizer are ours and synchronous.
+  const ours = new Set(['detach', 'finalize']);
   const abortThenCommit = async (run: AfterSteps): Promise<void> => {
     let advanced = 0;
     for (let round = 0; round < 8 && run.actor.getSnapshot().status === 'active'; round++) {

@@ -202,6 +202,7 @@ export async function executeBatchPath(
     quiesce: [
       { type: 'ABORT' },
       ...calls.flatMap((call) => [
+        { type: 'PREPARED_INPUT', callId: call.id, arguments: call.arguments },
         { type: 'PREPARED', callId: call.id },
         { type: 'SETTLED', callId: call.id },
       ]),
