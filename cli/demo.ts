@@ -14,6 +14,7 @@ import {
   type SeamPlugin,
   scriptedModel,
 } from '../index.js';
+import { ignoreBrokenPipes } from './brokenPipe.js';
 import { Screen } from './screen.js';
 import { Transcript } from './transcript.js';
 
@@ -112,6 +113,7 @@ export async function runDemo(write: (line: string) => void = console.log): Prom
 
 const isMain = process.argv[1] !== undefined && /[\\/]cli[\\/]demo\.(ts|js)$/.test(process.argv[1]);
 if (isMain) {
+  ignoreBrokenPipes();
   runDemo().then(
     (code) => {
       process.exitCode = code;
