@@ -106,8 +106,11 @@ export function repairEvents(events: readonly LogEvent[], options: RepairOptions
   }
 
   const position: OpenPosition = { turn, step: open.lastStep };
-  const reason =
-    typeof options.reason === 'function'
+  // A turn whose prompt was blocked had its outcome decided: it ends rejected (invariant 8), whatever cut it.
+  const blocked = events.slice(open.start).find((event) => event.type === 'prompt/blocked');
+  const reason = blocked
+    ? { kind: 'rejected' as const, reason: (blocked.data as { reason: string }).reason }
+    : typeof options.reason === 'function'
       ? options.reason(position)
       : (options.reason ?? { kind: 'interrupted' });
   // The usage the turn's steps reported still counts (invariant 14).

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkInvariants, createSessionLog, memoryStore, repairEvents } from '../../../session/index.js';
-import { am, cm, logOf, se, ss, tc, te, toolTurn, tr, ts, um } from './build.js';
+import { am, cm, logOf, pb, se, ss, tc, te, toolTurn, tr, ts, um } from './build.js';
 
 describe('repairEvents', () => {
   it('returns nothing for a log with no open turn', () => {
@@ -11,6 +11,17 @@ describe('repairEvents', () => {
   it('closes an open turn without steps as interrupted', () => {
     const { events } = repairEvents(logOf(...toolTurn(1), ts(2), um()));
     expect(events).toEqual([{ type: 'turn/end', data: { turn: 2, reason: { kind: 'interrupted' } } }]);
+  });
+
+  it('closes an open turn whose prompt was blocked as rejected with the block reason (a crash before its turn/end)', () => {
+    const log = logOf(ts(1), pb('no secrets'));
+    const { events } = repairEvents(log);
+    expect(events).toEqual([
+      { type: 'turn/end', data: { turn: 1, reason: { kind: 'rejected', reason: 'no secrets' } } },
+    ]);
+    const repaired = createSessionLog({ store: memoryStore({ events: log }) });
+    for (const draft of events) repaired.appendCore(draft.type as 'turn/end', draft.data as never);
+    expect(checkInvariants(repaired.events)).toEqual([]);
   });
 
   it('gives pending calls results in model order: started ones a result, unstarted ones an adjacent pair', () => {
