@@ -154,22 +154,26 @@ async function resumeAndCheck(path: string, acked: readonly string[]): Promise<T
 }
 
 describe('D06 the durable inbox survives SIGKILL', () => {
-  it(`D06 followups acknowledged before a SIGKILL are recorded, discarded or re-queued on resume (${TRIALS} trials)`, async () => {
-    const totals: TrialOutcome = { acked: 0, recorded: 0, discarded: 0, requeued: 0, claimedThenKilled: 0 };
-    let next = 0;
-    const worker = async () => {
-      while (next < TRIALS) {
-        const path = join(directory, `trial-${next++}.jsonl`);
-        const acked = await crashTrial(path);
-        const outcome = await resumeAndCheck(path, acked);
-        for (const key of Object.keys(totals) as (keyof TrialOutcome)[]) totals[key] += outcome[key];
-      }
-    };
-    await Promise.all(Array.from({ length: PARALLEL }, worker));
-    if (process.env.D06_TRIALS !== undefined) console.log(`D06 ${TRIALS} trials`, totals);
-    expect(totals.acked).toBeGreaterThan(0);
-    expect(totals.acked).toBe(totals.recorded + totals.discarded + totals.requeued);
-  }, Math.max(60_000, TRIALS * 2_000));
+  it(
+    `D06 followups acknowledged before a SIGKILL are recorded, discarded or re-queued on resume (${TRIALS} trials)`,
+    async () => {
+      const totals: TrialOutcome = { acked: 0, recorded: 0, discarded: 0, requeued: 0, claimedThenKilled: 0 };
+      let next = 0;
+      const worker = async () => {
+        while (next < TRIALS) {
+          const path = join(directory, `trial-${next++}.jsonl`);
+          const acked = await crashTrial(path);
+          const outcome = await resumeAndCheck(path, acked);
+          for (const key of Object.keys(totals) as (keyof TrialOutcome)[]) totals[key] += outcome[key];
+        }
+      };
+      await Promise.all(Array.from({ length: PARALLEL }, worker));
+      if (process.env.D06_TRIALS !== undefined) console.log(`D06 ${TRIALS} trials`, totals);
+      expect(totals.acked).toBeGreaterThan(0);
+      expect(totals.acked).toBe(totals.recorded + totals.discarded + totals.requeued);
+    },
+    Math.max(60_000, TRIALS * 2_000),
+  );
 
   it('D06 a graceful dispose() of a file-backed agent keeps pending items; the resume runs them first', async () => {
     const path = join(directory, 'dispose.jsonl');
