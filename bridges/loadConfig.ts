@@ -1,10 +1,10 @@
-import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { type ConditionDirs, ConditionSyntaxError, compileCondition } from './condition.js';
 import { describeFirstIssue, describeValue, type HandlerEntry, hooksFileSchema } from './configSchema.js';
 import { HookConfigError } from './errors.js';
 import { compileMatcher, MatcherSyntaxError } from './matcher.js';
+import { readConfigFile } from './readConfigFile.js';
 import {
   type Dialect,
   type HookEventName,
@@ -56,29 +56,7 @@ const MATCHERLESS: readonly string[] = ['UserPromptSubmit', 'Stop'];
 async function readSource(source: HookSource): Promise<{ file: string; raw: unknown }> {
   if (typeof source !== 'string') return { file: '<inline>', raw: source };
   const file = path.resolve(source);
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    throw new HookConfigError(
-      'HOOK_CONFIG_UNREADABLE',
-      file,
-      '',
-      `cannot be read: ${(error as Error).message}`,
-      error,
-    );
-  }
-  try {
-    return { file, raw: JSON.parse(text) };
-  } catch (error) {
-    throw new HookConfigError(
-      'HOOK_CONFIG_INVALID',
-      file,
-      '',
-      `is not valid JSON: ${(error as Error).message}`,
-      error,
-    );
-  }
+  return { file, raw: await readConfigFile(file) };
 }
 
 function substitute(command: string, substitutions: Readonly<Record<string, string>>): string {

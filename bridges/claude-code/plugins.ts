@@ -1,9 +1,10 @@
 import { existsSync } from 'node:fs';
-import { mkdir, readFile, stat } from 'node:fs/promises';
+import { mkdir, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { HookConfigError } from '../errors.js';
 import type { HookSource, ScopedHookSource } from '../loadConfig.js';
+import { readConfigFile } from '../readConfigFile.js';
 
 /** A Claude Code plugin folder, loaded. */
 export interface LoadedPlugin {
@@ -22,31 +23,8 @@ export function defaultPluginDataDir(): string {
 }
 
 async function readManifest(file: string): Promise<Record<string, unknown> | undefined> {
-  let text: string;
-  try {
-    text = await readFile(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    throw new HookConfigError(
-      'HOOK_CONFIG_UNREADABLE',
-      file,
-      '',
-      `cannot be read: ${(error as Error).message}`,
-      error,
-    );
-  }
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (error) {
-    throw new HookConfigError(
-      'HOOK_CONFIG_INVALID',
-      file,
-      '',
-      `is not valid JSON: ${(error as Error).message}`,
-      error,
-    );
-  }
+  const raw = await readConfigFile(file, 'undefined');
+  if (raw === undefined) return undefined;
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw))
     throw new HookConfigError('HOOK_CONFIG_INVALID', file, '', 'must be an object');
   return raw as Record<string, unknown>;
