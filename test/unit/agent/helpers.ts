@@ -1,29 +1,16 @@
-import { expect } from 'vitest';
-import { type Agent, createAgent } from '../../../machines/agent/createAgent.js';
-import type { AgentOptions } from '../../../machines/agent/options.js';
-import { type ScriptedModel, scriptedModel } from '../../../model/index.js';
-import { createSeams, notifySeamNames } from '../../../seams/index.js';
-import type { ContentBlock, JsonValue } from '../../../seams/schemas.js';
-import type { LogEvent, NotifySeamName, SeamLogger, Seams } from '../../../seams/types.js';
-import { checkInvariants, checkLedger, coreTurnEvents } from '../../../session/index.js';
-import { createToolRegistryCore } from '../../../tools/index.js';
-import type { ToolRegistryCore } from '../../../tools/types.js';
-
-export interface Notification {
-  readonly seam: NotifySeamName;
-  readonly payload: Record<string, unknown>;
-}
-
-/** Records every notify-mode event of `seams`, in order. */
-export function recordNotifications(seams: Seams): Notification[] {
-  const recorded: Notification[] = [];
-  for (const seam of notifySeamNames) {
-    seams.on(seam, ((payload: Record<string, unknown>) => {
-      recorded.push({ seam, payload });
-    }) as never);
-  }
-  return recorded;
-}
+// The agent tests' shared fixtures, built on the public testing kit as a user's tests would be.
+import {
+  type AgentOptions,
+  type ContentBlock,
+  createSeams,
+  type JsonValue,
+  type LogEvent,
+  type ScriptStep,
+  type SeamLogger,
+  type Seams,
+  type ToolRegistryCore,
+} from 'seamchart';
+import { createTestAgent as createKitTestAgent, type TestAgent as KitTestAgent } from 'seamchart/testing';
 
 /** A logger that keeps what it is told (tests assert on it instead of printing). */
 export function memoryLogger(): SeamLogger & { readonly lines: string[] } {
@@ -31,57 +18,37 @@ export function memoryLogger(): SeamLogger & { readonly lines: string[] } {
   return { lines, error: (message) => lines.push(message), warn: (message) => lines.push(message) };
 }
 
-export interface TestAgent {
-  readonly agent: Agent;
-  readonly seams: Seams;
-  readonly model: ScriptedModel;
-  readonly tools: ToolRegistryCore;
-  readonly notifications: Notification[];
+/** The kit's test agent, plus the logger its seams and agent report to. */
+export interface TestAgent extends KitTestAgent {
   readonly logger: ReturnType<typeof memoryLogger>;
-  /** Log event types in order. */
-  types(): string[];
-  /** Events of one type, data only. */
-  data<T = Record<string, unknown>>(type: string): T[];
-  /** Payloads of one notification seam. */
-  seen(seam: NotifySeamName): Record<string, unknown>[];
-  /** Asserts the log invariants (and the inbox ledger when asked). */
-  expectInvariants(options?: { ledger?: boolean; allowOutstanding?: boolean }): void;
 }
 
-/** Builds an agent over real seams, log and scripted model; listeners are registered by `register` first. */
-export function createTestAgent(options: {
-  script: Parameters<typeof scriptedModel>[0];
-  register?: (seams: Seams) => void;
-  tools?: ToolRegistryCore;
-  agent?: Partial<Omit<AgentOptions, 'seams' | 'model' | 'tools'>>;
-  seams?: Seams;
-}): TestAgent {
+/** What a project test builds an agent from. */
+export interface TestAgentSetup {
+  readonly script: readonly ScriptStep[];
+  /** Listeners registered directly on the fresh seams (not as a plugin) before the agent is created. */
+  readonly register?: (seams: Seams) => void;
+  readonly tools?: ToolRegistryCore;
+  /** A registry to use instead of fresh seams (which report to the memory logger). */
+  readonly seams?: Seams;
+  readonly agent?: Omit<AgentOptions, 'seams' | 'model' | 'tools'>;
+}
+
+/**
+ * `createTestAgent` of `seamchart/testing` over seams that report to a memory logger; `register`
+ * adds ad-hoc listeners under their own names (a plugin would prefix them).
+ */
+export function createTestAgent(setup: TestAgentSetup): TestAgent {
   const logger = memoryLogger();
-  const seams = options.seams ?? createSeams({ logger });
-  const notifications = recordNotifications(seams);
-  options.register?.(seams);
-  const model = scriptedModel(options.script);
-  const tools = options.tools ?? createToolRegistryCore();
-  const agent = createAgent({ seams, tools, model, logger, ...options.agent });
-  return {
-    agent,
+  const seams = setup.seams ?? createSeams({ logger });
+  setup.register?.(seams);
+  const kit = createKitTestAgent({
+    script: setup.script,
     seams,
-    model,
-    tools,
-    notifications,
-    logger,
-    types: () => coreTurnEvents(agent.log.events).map((event) => event.type),
-    data: <T>(type: string) => agent.log.events.filter((e) => e.type === type).map((e) => e.data as T),
-    seen: (seam) => notifications.filter((n) => n.seam === seam).map((n) => n.payload),
-    expectInvariants(check = {}) {
-      expect(checkInvariants(agent.log.events)).toEqual([]);
-      if (check.ledger) {
-        const ledger = notifications.filter((n) => n.seam.startsWith('agent/inbox/'));
-        const allowOutstanding = check.allowOutstanding === true;
-        expect(checkLedger(ledger, { allowOutstanding })).toEqual([]);
-      }
-    },
-  };
+    ...(setup.tools === undefined ? {} : { tools: setup.tools }),
+    options: { logger, ...setup.agent },
+  });
+  return { ...kit, logger };
 }
 
 /** The text of a content array (text blocks joined). */
