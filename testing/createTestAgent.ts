@@ -22,7 +22,8 @@ export interface TestAgentOptions {
   readonly plugins?: readonly SeamPlugin[];
   /**
    * The registry to use instead of fresh seams: one with hooks or listeners already registered, or one
-   * shared by several test agents. Its listeners run before the recording's.
+   * shared by several test agents (each recording then holds every agent's notifications, by
+   * `agentId`). Its listeners run before the recording's.
    */
   readonly seams?: Seams;
   /** Tool definitions to register, or a registry to use as is. */

@@ -1,16 +1,19 @@
 // The agent tests' shared fixtures, built on the public testing kit as a user's tests would be.
+
 import {
   type AgentOptions,
-  type ContentBlock,
   createSeams,
-  type JsonValue,
+  createToolRegistry,
+  defineTool,
   type LogEvent,
   type ScriptStep,
   type SeamLogger,
   type Seams,
+  type ToolDefinition,
   type ToolRegistryCore,
 } from 'seamchart';
 import { createTestAgent as createKitTestAgent, type TestAgent as KitTestAgent } from 'seamchart/testing';
+import { z } from 'zod';
 
 /** A logger that keeps what it is told (tests assert on it instead of printing). */
 export function memoryLogger(): SeamLogger & { readonly lines: string[] } {
@@ -51,8 +54,39 @@ export function createTestAgent(setup: TestAgentSetup): TestAgent {
   return { ...kit, logger };
 }
 
+/** A tool that answers with its `text` argument. */
+export const echoTool = defineTool({
+  name: 'echo',
+  description: 'echo',
+  parameters: z.object({ text: z.string() }),
+  execute: ({ text }) => text,
+});
+
+const tracked: TestAgent[] = [];
+
+/**
+ * A test agent with `echo` registered besides `tools`, disposed by `disposeTestAgents()` (call it in
+ * `afterEach`), for the spec-rule tests.
+ */
+export function agentWithEcho(
+  script: readonly ScriptStep[],
+  options: Omit<TestAgentSetup, 'script' | 'tools'> & { readonly tools?: readonly ToolDefinition[] } = {},
+): TestAgent {
+  const { tools: extra = [], ...rest } = options;
+  const tools = createToolRegistry();
+  for (const tool of [echoTool, ...extra]) tools.register(tool);
+  const testAgent = createTestAgent({ ...rest, script, tools });
+  tracked.push(testAgent);
+  return testAgent;
+}
+
+/** Disposes every agent `agentWithEcho` made since the last call. */
+export async function disposeTestAgents(): Promise<void> {
+  for (const testAgent of tracked.splice(0)) await testAgent.agent.dispose();
+}
+
 /** The text of a content array (text blocks joined). */
-export function textOf(content: readonly ContentBlock[] | JsonValue | undefined): string {
+export function textOf(content: unknown): string {
   if (!Array.isArray(content)) return '';
   return (content as { type?: string; text?: string }[])
     .filter((block) => block.type === 'text')

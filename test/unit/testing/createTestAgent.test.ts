@@ -129,7 +129,7 @@ describe('createTestAgent', () => {
     expectInvariants();
   });
 
-  it('two test agents on one registry each keep their own recording and ledger', async () => {
+  it('two test agents on one registry: each records both agents (by agentId), and each ledger holds', async () => {
     const seams = createSeams();
     const first = createTestAgent({ seams, script: [{ text: 'one' }], options: { id: 'first' } });
     const second = createTestAgent({ seams, script: [{ text: 'two' }], options: { id: 'second' } });
@@ -139,6 +139,8 @@ describe('createTestAgent', () => {
     await Promise.all([first.agent.dispose(), second.agent.dispose()]);
     expect(first.eventData('assistant/message')).toMatchObject([{ content: [{ text: 'one' }] }]);
     expect(second.eventData('assistant/message')).toMatchObject([{ content: [{ text: 'two' }] }]);
+    const statusOwners = new Set(first.notifications.of('agent/status').map((status) => status.agentId));
+    expect(statusOwners).toEqual(new Set(['first', 'second']));
     first.expectInvariants();
     second.expectInvariants();
   });
