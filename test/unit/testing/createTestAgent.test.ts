@@ -168,7 +168,7 @@ describe('createTestAgent', () => {
       `[TypeError: Expected the \`plugins\` option of createTestAgent() to be an array of plugins, got \`{}\` (object)]`,
     );
     expect(() => createTestAgent({ script: [], seams: {} as never })).toThrowErrorMatchingInlineSnapshot(
-      `[TypeError: Expected the \`seams\` option of createTestAgent() to be a registry from createSeams(), got {} (object)]`,
+      `[TypeError: Expected the \`seams\` option of createTestAgent() to be a registry from createSeams(), got \`{}\` (object)]`,
     );
   });
 
