@@ -8,7 +8,7 @@ import type { ContentBlock } from '../../seams/schemas.js';
 import { checkInvariants, readJsonlLog } from '../../session/index.js';
 import { captureIO } from './support/captureIO.js';
 
-const notesServer = path.join(import.meta.dirname, '..', 'acp', 'fixtures', 'notesServer.mjs');
+const dumpServer = path.join(import.meta.dirname, 'fixtures', 'dumpServer.mjs');
 let dir: string;
 beforeEach(() => {
   dir = mkdtempSync(path.join(tmpdir(), 'seamchart-mcp-bound-'));
@@ -22,14 +22,14 @@ describe('an MCP tool result over the default bound', () => {
     writeFileSync(
       script,
       JSON.stringify([
-        { toolCalls: [{ id: 'c1', name: 'mcp__notes__dump', arguments: { chars } }] },
+        { toolCalls: [{ id: 'c1', name: 'mcp__dump__dump', arguments: { chars } }] },
         { text: 'done' },
       ]),
     );
     const config = path.join(dir, '.mcp.json');
     writeFileSync(
       config,
-      JSON.stringify({ mcpServers: { notes: { command: process.execPath, args: [notesServer] } } }),
+      JSON.stringify({ mcpServers: { dump: { command: process.execPath, args: [dumpServer] } } }),
     );
     const session = path.join(dir, 's.jsonl');
     const io = captureIO();
