@@ -56,7 +56,8 @@ A script file is a JSON list of model steps, e.g.
   [{ "text": "calling", "toolCalls": [{ "id": "c1", "name": "Bash", "arguments": { "command": "ls" } }] },
    { "text": "done" }]
 
-Exit codes: 0 every turn completed, 1 a turn ended otherwise, 2 bad input, 130 Ctrl-C, 143 SIGTERM.
+Exit codes: 0 every turn completed, 1 a turn ended otherwise or the session file could not be written,
+2 bad input, 130 Ctrl-C, 143 SIGTERM.
 `;
 
 /** `--max-steps`: a whole number of at least 1. */
