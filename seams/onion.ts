@@ -1,5 +1,5 @@
+import { describeReceived } from '../kernel/index.js';
 import { capDecision } from './capDecision.js';
-import { describeReceived } from './describe.js';
 import { createListenerFailure, SeamAbortError } from './errors.js';
 import { deepFreeze, freezeContext } from './freeze.js';
 import type { ListenerEntry } from './listener-entry.js';

@@ -1,5 +1,5 @@
+import { describeValue, isThenable } from '../kernel/index.js';
 import { capDecision, capDenial } from './capDecision.js';
-import { describeValue, isThenable } from './describe.js';
 import { createListenerFailure, SeamListenerError } from './errors.js';
 import type { ListenerEntry, ReportFailure } from './listener-entry.js';
 import { validateResult } from './result-schemas.js';

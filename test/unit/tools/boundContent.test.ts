@@ -157,15 +157,25 @@ describe('every tool result is bounded', () => {
     await reopened.close();
   });
 
-  it('without the option a tool keeps 1 MiB: a thrown 2 MiB message is cut too, content and error message', async () => {
+  it('without the option a tool keeps 1 MiB; a thrown message is cut with the content at a small bound', async () => {
     const tools = createToolRegistry();
+    tools.register(
+      defineTool({
+        name: 'large',
+        description: 'large',
+        parameters: z.object({}),
+        execute: () => 'é'.repeat(1024 * 1024),
+      }),
+    );
     tools.register(
       defineTool({
         name: 'noisy',
         description: 'noisy',
         parameters: z.object({}),
+        maxContentBytes: 1024,
         execute: () => {
-          throw new Error('é'.repeat(1024 * 1024));
+          // Under the 2,000 characters a thrown message keeps, over this tool's 1 KiB.
+          throw new Error('é'.repeat(1500));
         },
       }),
     );
@@ -178,21 +188,25 @@ describe('every tool result is bounded', () => {
       }),
     );
     const { agent, results } = await runCalls(tools, [
+      { name: 'large', arguments: {} },
       { name: 'noisy', arguments: {} },
       { name: 'small', arguments: {} },
     ]);
     expect(checkInvariants(agent.log.events)).toEqual([]);
-    const [noisy, small] = results;
-    expect(noisy).toMatchObject({ isError: true, truncated: { bytes: 2 * 1024 * 1024 + 'Error: '.length } });
-    expect(sizeOf(noisy!.content)).toBeLessThanOrEqual(DEFAULT_MAX_CONTENT_BYTES);
+    const [large, noisy, small] = results;
+    expect(large).toMatchObject({ isError: false, truncated: { bytes: 2 * 1024 * 1024 } });
+    expect(sizeOf(large!.content)).toBeLessThanOrEqual(DEFAULT_MAX_CONTENT_BYTES);
+    expect(textsOf(large!.content)[0]).toMatch(/^(é)+$/);
+    expect(noisy).toMatchObject({ isError: true, truncated: { bytes: 3000 + 'Error: '.length } });
+    expect(sizeOf(noisy!.content)).toBeLessThanOrEqual(1024);
     const message = (noisy as unknown as { error: { message: string } }).error.message;
-    expect(bytesOf(message)).toBeLessThanOrEqual(DEFAULT_MAX_CONTENT_BYTES);
+    expect(bytesOf(message)).toBeLessThanOrEqual(1024);
     expect(message).toMatch(/^(é)+$/);
     // A result within the bound carries no record.
     expect(small).toEqual({
       turn: 1,
       step: 1,
-      callId: 'c2',
+      callId: 'c3',
       content: [{ type: 'text', text: 'fits' }],
       isError: false,
     });
