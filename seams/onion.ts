@@ -1,4 +1,4 @@
-import { describeReceived } from './describe.js';
+import { describeReceived } from '../kernel/index.js';
 import { createListenerFailure, SeamAbortError } from './errors.js';
 import { deepFreeze, freezeContext } from './freeze.js';
 import type { ListenerEntry } from './listener-entry.js';

@@ -198,5 +198,4 @@ export const ToolResultSchema = z.union([
 export type ToolResult = z.infer<typeof ToolResultSchema>;
 
 /** The `{ message, code? }` shape of a model-request failure and of `agent/error`. */
-export const FailureSchema = z.object({ message: z.string(), code: z.string().optional() });
-export type Failure = z.infer<typeof FailureSchema>;
+export { type Failure, FailureSchema } from '../kernel/index.js';

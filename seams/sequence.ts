@@ -1,4 +1,4 @@
-import { describeValue, isThenable } from './describe.js';
+import { describeValue, isThenable } from '../kernel/index.js';
 import { createListenerFailure, SeamListenerError } from './errors.js';
 import type { ListenerEntry, ReportFailure } from './listener-entry.js';
 import { validateResult } from './result-schemas.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { describeReceived } from '../seams/describe.js';
+import { describeReceived } from '../kernel/index.js';
 import type { JsonValue } from '../seams/schemas.js';
 import { type ToolDefinition, type ToolDefinitionInput, type ToolKind, toolBrand } from './types.js';
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { describeThrown, formatIssues } from '../seams/describe.js';
+import { describeThrown } from '../kernel/index.js';
+import { formatIssues } from '../seams/describe.js';
 import { type ContentBlock, ContentBlockSchema, type JsonValue, type ToolResult } from '../seams/schemas.js';
 import { formatJsonFailure, snapshotJson } from './json.js';
 import { createFailureResult, createSuccessResult } from './results.js';

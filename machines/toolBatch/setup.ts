@@ -1,4 +1,5 @@
 import { assign, fromCallback, fromPromise, setup, spawnChild, stopChild } from 'xstate';
+import { describeThrown } from '../../kernel/index.js';
 import { sendToLiveChild } from '../runtime/sendToLiveChild.js';
 import { toolCallMachine } from '../toolCall.js';
 import { callIndexOf, callKeyOf, inFlight, mayStartNext } from './rules.js';
@@ -74,7 +75,7 @@ export const toolBatchSetup = setup({
     markCrashed: assign(({ context, event }) => {
       const index = Number(/^call-(\d+)$/.exec(actorIdOf(event))?.[1] ?? Number.NaN);
       if (!(index >= context.cursor && index < context.started)) return {};
-      const message = describeCrash(errorOf(event));
+      const message = describeThrown(errorOf(event));
       return {
         crashed: context.crashed.map((c, i) => (i === index ? message : c)),
         settled: context.settled.map((s, i) => s || i === index),
@@ -104,9 +105,3 @@ export const toolBatchSetup = setup({
     isCursorCall: ({ context, event }) => actorIdOf(event) === childId(context.cursor),
   },
 });
-
-function describeCrash(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  const message = (error as { message?: unknown } | null)?.message;
-  return typeof message === 'string' ? message : String(error);
-}

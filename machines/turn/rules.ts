@@ -1,10 +1,10 @@
 import { z } from 'zod';
+import { describeThrown, TurnFailureCode, toFailure } from '../../kernel/index.js';
 import { ModelRequestError, type ModelStep } from '../../model/types.js';
 import {
   type ContentBlock,
   ContentBlockSchema,
   type ContinuationDecision,
-  type Failure,
   type HookContext,
   type PromptDecision,
   type ToolCallBlock,
@@ -39,19 +39,6 @@ export function defaultContinuation(
   return context.hadToolCalls || context.steered ? { action: 'continue' } : { action: 'stop' };
 }
 
-/** Turns anything thrown into the `{ message, code? }` shape recorded on `turn/end` and `agent/error`. */
-export function toFailure(error: unknown): Failure {
-  if (error instanceof Error) {
-    const code = (error as { code?: unknown }).code;
-    return typeof code === 'string' ? { message: error.message, code } : { message: error.message };
-  }
-  if (error !== null && typeof error === 'object' && typeof (error as Failure).message === 'string') {
-    const { message, code } = error as Failure;
-    return typeof code === 'string' ? { message, code } : { message };
-  }
-  return { message: String(error) };
-}
-
 /** A failure at `step` (0 before the first step). */
 export function toTurnFailure(step: number, error: unknown): TurnFailure {
   return { step, ...toFailure(error) };
@@ -75,7 +62,7 @@ const ModelStepSchema = z.object({
 });
 
 function invalid(message: string): ModelRequestError {
-  return new ModelRequestError({ message, code: 'INVALID_RESPONSE' });
+  return new ModelRequestError({ message, code: TurnFailureCode.invalidResponse });
 }
 
 /** A validated answer: what `assistant/message` records and which calls the batch runs. */
@@ -109,8 +96,11 @@ export function acceptModelStep(raw: unknown): AcceptedAnswer {
 }
 
 /** A batch failure as the turn's failure: the batch's own appends are the turn's appends. */
-export function internalError(error: unknown): { message: string; code: 'INTERNAL_ERROR' } {
-  return { message: toFailure(error).message, code: 'INTERNAL_ERROR' };
+export function internalError(error: unknown): {
+  message: string;
+  code: typeof TurnFailureCode.internalError;
+} {
+  return { message: describeThrown(error), code: TurnFailureCode.internalError };
 }
 
 export function blockReason(decision: PromptDecision): string {
