@@ -1,3 +1,4 @@
+import { TurnFailureCode } from '../kernel/index.js';
 import { Seam } from '../seams/names.js';
 import {
   batchFailureOf,
@@ -76,7 +77,7 @@ export const turnMachine = turnSetup.createMachine({
           actions: [
             {
               type: 'recordFailure',
-              params: ({ event }) => ({ error: { ...event.error, code: 'INTERNAL_ERROR' } }),
+              params: ({ event }) => ({ error: { ...event.error, code: TurnFailureCode.internalError } }),
             },
             // Closed before the report: an agent/error listener's steer must find the agent past `open`.
             'notifyClosed',

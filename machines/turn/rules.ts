@@ -181,9 +181,7 @@ export function requestErrorInputOf({ context }: { context: TurnContext }): Requ
 }
 
 /** A failed batch as the turn's failure: the refused append it reports (`output.error`), or what killed it. */
-export function batchFailureOf({ event }: { event: object }): {
-  error: { message: string; code: 'INTERNAL_ERROR' };
-} {
+export function batchFailureOf({ event }: { event: object }): { error: ReturnType<typeof internalError> } {
   const raw =
     'output' in event ? (event.output as ToolBatchOutput).error : (event as { error?: unknown }).error;
   return { error: internalError(raw) };
