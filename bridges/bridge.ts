@@ -7,7 +7,7 @@ import { createPermissionRequestListener } from './onPermissionRequest.js';
 import { createPromptSubmitListener } from './onPromptSubmit.js';
 import { createSessionStartListener } from './onSessionStart.js';
 import { createStopListener, createTurnStopListener } from './onStop.js';
-import { createPostToolListener, createPreToolListener } from './onToolUse.js';
+import { createPostToolListener, createPrepareListener, createPreToolListener } from './onToolUse.js';
 import type { ResolvedHookBridgeOptions } from './options.js';
 import { agentCwd } from './payload.js';
 import type { Dialect, HookEventName, HookTable } from './types.js';
@@ -71,7 +71,11 @@ function registerListeners(seams: Seams, runtime: BridgeRuntime): void {
   if (has('SessionStart')) seams.on(Seam.sessionStart, createSessionStartListener(kit), name('SessionStart'));
   if (has('UserPromptSubmit'))
     seams.on(Seam.promptSubmit, createPromptSubmitListener(kit), name('UserPromptSubmit'));
-  if (has('PreToolUse')) seams.on(Seam.preExecute, createPreToolListener(kit), name('PreToolUse'));
+  // PreToolUse runs once, at tools/prepare (rewrites fold in config order); its verdict decides at pre-execute.
+  if (has('PreToolUse')) {
+    seams.on(Seam.prepare, createPrepareListener(kit), name('PreToolUse'));
+    seams.on(Seam.preExecute, createPreToolListener(kit), name('PreToolUse'));
+  }
   if (has('PostToolUse')) seams.on(Seam.postExecute, createPostToolListener(kit), name('PostToolUse'));
   if (has('Stop')) seams.on(Seam.turnContinuation, createStopListener(kit), name('Stop'));
   if (has('PermissionRequest'))

@@ -27,7 +27,7 @@ export interface CapabilityReport {
 const SEAM: Record<HookEventName, string> = {
   SessionStart: 'agent/session-start',
   UserPromptSubmit: 'agent/prompt-submit',
-  PreToolUse: 'tools/pre-execute',
+  PreToolUse: 'tools/prepare + tools/pre-execute',
   PostToolUse: 'tools/post-execute',
   Stop: 'agent/turn-continuation',
   PermissionRequest: 'tools/approval',
@@ -52,6 +52,12 @@ function honoredFor(dialect: Dialect, event: HookEventName, cap: number): string
       ];
     case 'PreToolUse':
       return [
+        'runs once per call, at tools/prepare; its decision is applied at tools/pre-execute',
+        dialect === 'claude-code'
+          ? 'updatedInput rewrites the call before identity is sealed (with any permissionDecision)'
+          : 'updatedInput with permissionDecision "allow" rewrites the call before identity is sealed',
+        'several updatedInputs apply in config order (the later entry wins, the earlier are recorded as superseded)',
+        "an updatedInput the tool's schema refuses ends the call INVALID_ARGS, naming the hook",
         `deny (${block}, permissionDecision "deny", decision "block")`,
         ...(dialect === 'claude-code' ? ['ask goes to the approval channel'] : []),
         'additionalContext is recorded after the call result',
@@ -94,7 +100,10 @@ function degradedFor(dialect: Dialect, event: HookEventName): string[] {
       return [SYSTEM_MESSAGE, 'sessionTitle and suppressOriginalPrompt are ignored'];
     case 'PreToolUse':
       return [
-        'updatedInput is recorded, not honored (arguments are sealed before policy)',
+        "if a later tools/prepare listener changes the input, the hooks run again at tools/pre-execute on the sealed input and that run's updatedInput is not honored",
+        ...(dialect === 'codex'
+          ? ['updatedInput without permissionDecision "allow", or when a hook blocks, is ignored (as Codex)']
+          : []),
         dialect === 'claude-code' ? 'defer is treated as ask' : 'ask and defer are ignored (Codex)',
         'allow does not bypass later policy: the rest of the chain still decides',
         SYSTEM_MESSAGE,

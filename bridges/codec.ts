@@ -97,6 +97,27 @@ function permissionRequestDecision(draft: Draft, raw: unknown): void {
     draft.notes.push('decision.updatedPermissions not honored: no permission rule is remembered');
 }
 
+/**
+ * PreToolUse `updatedInput` (a whole replacement input, applied at `tools/prepare`): Claude takes it
+ * with any permission decision, Codex only next to `permissionDecision: "allow"`, as each client does.
+ */
+function updatedInput(
+  draft: Draft,
+  raw: Record<string, unknown>,
+  event: HookEventName,
+  dialect: Dialect,
+): void {
+  if (event !== 'PreToolUse') {
+    draft.notes.push(`updatedInput is not supported on ${event} (ignored)`);
+    return;
+  }
+  if (dialect === 'codex' && raw.permissionDecision !== 'allow') {
+    draft.notes.push('updatedInput without permissionDecision "allow" is ignored (Codex)');
+    return;
+  }
+  draft.updatedInput = raw.updatedInput as JsonValue;
+}
+
 /** Applies the fields of `hookSpecificOutput` when it names this event. */
 function applySpecific(draft: Draft, raw: unknown, event: HookEventName, dialect: Dialect): void {
   if (!isRecord(raw)) {
@@ -121,8 +142,7 @@ function applySpecific(draft: Draft, raw: unknown, event: HookEventName, dialect
     if (event === 'Stop') draft.notes.push('additionalContext on Stop is not supported (ignored)');
     else setContext(draft, context);
   }
-  if (raw.updatedInput !== undefined)
-    draft.notes.push('updatedInput not honored: tool arguments are sealed before policy runs');
+  if (raw.updatedInput !== undefined) updatedInput(draft, raw, event, dialect);
   if (raw.updatedToolOutput !== undefined) {
     if (event === 'PostToolUse' && dialect === 'claude-code')
       draft.updatedToolOutput = raw.updatedToolOutput as JsonValue;

@@ -12,6 +12,8 @@ export const hookInvoked = defineLogEvent(
     dialect,
     handlerId: z.string().min(1),
     matcher: z.string().optional(),
+    /** The tool call a PreToolUse / PostToolUse hook ran for. */
+    callId: z.string().optional(),
   }),
 );
 
@@ -27,6 +29,12 @@ export const hookResult = defineLogEvent(
     durationMs: z.number().nonnegative(),
     stderrSummary: z.string().optional(),
     notes: z.array(z.string()).optional(),
+    callId: z.string().optional(),
+    /**
+     * What became of this hook's PreToolUse `updatedInput`: the call's rewrite (`applied`), replaced
+     * by a later config entry's (`superseded`), or returned when the input was already sealed (`not-honored`).
+     */
+    updatedInput: z.enum(['applied', 'superseded', 'not-honored']).optional(),
   }),
 );
 

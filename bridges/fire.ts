@@ -13,6 +13,7 @@ import type {
   HookVerdict,
   LoggedDecision,
   MergedVerdict,
+  UpdatedInputFate,
 } from './types.js';
 
 /** Everything a bridge fixes once: dialect, config and process settings. */
@@ -49,6 +50,16 @@ export interface HookFiring {
   readonly env?: Readonly<Record<string, string>>;
   /** Variables one hook of this firing gets (SessionStart's own `CLAUDE_ENV_FILE`). */
   readonly envFor?: (handler: HookHandler, index: number) => Readonly<Record<string, string>>;
+  /** The tool call the hooks run for (recorded on `hook/invoked` and `hook/result`). */
+  readonly callId?: string;
+  /** What to add to each hook's `hook/result` once all verdicts are in (config order, one per result). */
+  readonly annotate?: (results: FiredEvent['results'], merged: MergedVerdict) => readonly ResultAnnotation[];
+}
+
+/** Extra facts for one hook's `hook/result`, decided after the merge. */
+export interface ResultAnnotation {
+  readonly notes?: readonly string[];
+  readonly updatedInput?: UpdatedInputFate;
 }
 
 /** The merged outcome plus each handler's verdict, in config order. */
@@ -59,6 +70,8 @@ export interface FiredEvent {
     readonly run: HookRun;
     readonly verdict: HookVerdict;
   }[];
+  /** What `firing.annotate` added to each result (config order; empty objects without it). */
+  readonly annotations: readonly ResultAnnotation[];
 }
 
 /**
@@ -166,6 +179,7 @@ export async function fireHookEvent(
       dialect: rules.dialect,
       handlerId: handler.id,
       ...(handler.matcher === undefined ? {} : { matcher: handler.matcher }),
+      ...(firing.callId === undefined ? {} : { callId: firing.callId }),
     });
   }
   const stdin = JSON.stringify(firing.payload) + (rules.stdinNewline ? '\n' : '');
@@ -211,10 +225,13 @@ export async function fireHookEvent(
     ),
   }));
   const merged = mergeVerdicts(results.map((result) => result.verdict));
+  const annotations: readonly ResultAnnotation[] =
+    firing.annotate?.(results, merged) ?? results.map(() => ({}));
   // A cancelled seam's decision is ignored by the machine; its results would land after the turn moved on.
-  if (firing.signal.aborted) return { merged, results };
-  for (const { handler, run, verdict } of results) {
-    const notes = [...verdict.notes];
+  if (firing.signal.aborted) return { merged, results, annotations };
+  results.forEach(({ handler, run, verdict }, index) => {
+    const annotation: ResultAnnotation = annotations[index] ?? {};
+    const notes = [...verdict.notes, ...(annotation.notes ?? [])];
     if (verdict.systemMessage !== undefined) notes.push(`systemMessage: ${verdict.systemMessage}`);
     if (verdict.kind === 'block' && firing.blockNote !== undefined) notes.push(firing.blockNote);
     const stderrSummary = summarize(run.stderr, runtime.stderrSummaryChars);
@@ -227,10 +244,12 @@ export async function fireHookEvent(
       durationMs: run.durationMs,
       ...(stderrSummary === undefined ? {} : { stderrSummary }),
       ...(notes.length > 0 ? { notes } : {}),
+      ...(firing.callId === undefined ? {} : { callId: firing.callId }),
+      ...(annotation.updatedInput === undefined ? {} : { updatedInput: annotation.updatedInput }),
     };
     append(firing, hookResult.type, data);
     if (verdict.systemMessage !== undefined)
       firing.logger.warn?.(`${handler.id} systemMessage: ${verdict.systemMessage}`);
-  }
-  return { merged, results };
+  });
+  return { merged, results, annotations };
 }

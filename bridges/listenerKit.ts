@@ -1,6 +1,7 @@
 import type { AgentHandle, Seams } from '../seams/index.js';
 import { EnvFileStore } from './envFiles.js';
 import type { BridgeRuntime } from './fire.js';
+import { JudgedCalls } from './judgedCalls.js';
 import type { PayloadScope } from './payload.js';
 import { agentCwd } from './payload.js';
 import { ClaudeTranscripts } from './transcript.js';
@@ -12,6 +13,8 @@ export interface ListenerKit {
   readonly seams: Seams;
   readonly states: TurnStates;
   readonly envFiles: EnvFileStore;
+  /** PreToolUse verdicts reached at `tools/prepare`, waiting for the same call's `tools/pre-execute`. */
+  readonly judged: JudgedCalls;
   /** Claude-format transcripts (Claude dialect only). */
   readonly transcripts?: ClaudeTranscripts;
 }
@@ -23,6 +26,7 @@ export function createListenerKit(runtime: BridgeRuntime, seams: Seams): Listene
     seams,
     states: new TurnStates(),
     envFiles: new EnvFileStore(runtime.rules.envFileVariables),
+    judged: new JudgedCalls(),
     ...(runtime.rules.claudeTranscript
       ? { transcripts: new ClaudeTranscripts(runtime.transcriptPath, runtime.model || 'seamchart') }
       : {}),

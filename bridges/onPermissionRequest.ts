@@ -34,6 +34,7 @@ export function createPermissionRequestListener(kit: ListenerKit): Listener<'too
       }),
       cwd: scope.cwd,
       signal: exec.signal,
+      callId: exec.callId,
       ...(record ? { record } : {}),
       logger: kit.seams.logger,
     });

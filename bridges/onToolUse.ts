@@ -1,46 +1,74 @@
-import type { ContentBlock, HookContext, JsonValue, Listener, ToolExecution } from '../seams/index.js';
+import { isDeepStrictEqual } from 'node:util';
+import type {
+  AgentHandle,
+  ContentBlock,
+  HookContext,
+  JsonObject,
+  JsonValue,
+  Listener,
+  PreToolDecision,
+  ToolExecution,
+} from '../seams/index.js';
 import { defaultBlockReason } from './codec.js';
 import { hookContexts, prependContexts, text } from './contexts.js';
-import { type FiredEvent, fireHookEvent } from './fire.js';
+import { type FiredEvent, fireHookEvent, type HookFiring } from './fire.js';
+import type { JudgedCall } from './judgedCalls.js';
 import { type ListenerKit, payloadScope } from './listenerKit.js';
 import { buildPayload, toolResponse } from './payload.js';
 import { HookEvent, type HookEventName } from './types.js';
+import { appliedRewrite, foldUpdatedInputs, notHonored } from './updatedInput.js';
 
-function recordTarget(exec: ToolExecution) {
-  return exec.agent !== undefined && exec.turn !== undefined
-    ? { agent: exec.agent, turn: exec.turn }
-    : undefined;
+/** The call a tool hook fires for: a sealed execution, or a call still in `tools/prepare`. */
+interface ToolTarget {
+  readonly callId: string;
+  readonly name: string;
+  /** What the hooks see as `tool_input` (and `if` conditions test). */
+  readonly input: JsonValue;
+  readonly agent?: AgentHandle | undefined;
+  readonly turn?: number | undefined;
+  readonly signal: AbortSignal;
+}
+
+function targetOf(exec: ToolExecution): ToolTarget {
+  return { ...exec, input: exec.arguments };
 }
 
 function fireToolEvent(
   kit: ListenerKit,
-  exec: ToolExecution,
+  target: ToolTarget,
   event: HookEventName,
   extra: Record<string, JsonValue>,
+  annotate?: HookFiring['annotate'],
 ): Promise<FiredEvent | undefined> {
-  const scope = payloadScope(kit, exec.agent, exec.turn);
-  const record = recordTarget(exec);
+  const { agent, turn } = target;
+  const scope = payloadScope(kit, agent, turn);
   return fireHookEvent(kit.runtime, {
     event,
-    subject: exec.name,
-    tool: { name: exec.name, input: exec.arguments },
+    subject: target.name,
+    tool: { name: target.name, input: target.input },
     payload: buildPayload(kit.runtime.rules, event, scope, {
-      tool_name: exec.name,
-      tool_input: exec.arguments,
-      tool_use_id: exec.callId,
+      tool_name: target.name,
+      tool_input: target.input,
+      tool_use_id: target.callId,
       ...extra,
     }),
     cwd: scope.cwd,
-    signal: exec.signal,
-    ...(record ? { record } : {}),
+    signal: target.signal,
+    callId: target.callId,
+    ...(agent !== undefined && turn !== undefined ? { record: { agent, turn } } : {}),
+    ...(annotate === undefined ? {} : { annotate }),
     logger: kit.seams.logger,
   });
 }
 
 /** Remembers a `continue: false` so the bridge's `agent/turn-stop` listener ends the turn after this step. */
-function rememberStop(kit: ListenerKit, exec: ToolExecution, stop: { reason?: string } | undefined): void {
-  if (stop === undefined || exec.agent === undefined || exec.turn === undefined) return;
-  const state = kit.states.get(exec.agent, exec.turn);
+function rememberStop(
+  kit: ListenerKit,
+  target: Pick<ToolTarget, 'agent' | 'turn'>,
+  stop: { reason?: string } | undefined,
+): void {
+  if (stop === undefined || target.agent === undefined || target.turn === undefined) return;
+  const state = kit.states.get(target.agent, target.turn);
   state.pendingStop ??= stop;
 }
 
@@ -49,19 +77,81 @@ function withContexts(contexts: HookContext[]): { additionalContexts?: HookConte
 }
 
 /**
- * `PreToolUse` on `tools/pre-execute`: deny wins, then ask (through the approval channel), else
- * the rest of the chain decides; hook contexts ride on the decision (recorded after the result).
+ * `PreToolUse`, part one, on `tools/prepare` (the fold): runs the matching hooks once, in parallel,
+ * on the input so far; their `updatedInput`s apply in config order (the later entry's replaces the
+ * whole input; the fold checks it against the tool, blaming this listener and naming the hook in
+ * the reason). The verdict is kept for the same call's `tools/pre-execute`.
+ * @param kit the applied bridge's shared state
+ */
+export function createPrepareListener(kit: ListenerKit): Listener<'tools/prepare'> {
+  const event = HookEvent.preToolUse;
+  const { dialect } = kit.runtime.rules;
+  return async (ctx) => {
+    const target: ToolTarget = { ...ctx, input: ctx.arguments };
+    const fired = await fireToolEvent(kit, target, event, {}, (results, merged) =>
+      foldUpdatedInputs(results, merged, dialect),
+    );
+    if (fired === undefined) {
+      kit.judged.remember(ctx, ctx.arguments, undefined);
+      return { kind: 'keep' };
+    }
+    rememberStop(kit, ctx, fired.merged.stop);
+    const rewrite = appliedRewrite(fired);
+    // A hook that hands back the input unchanged rewrites nothing (no `original`/`rewrites` record).
+    if (rewrite === undefined || isDeepStrictEqual(rewrite.arguments, ctx.arguments)) {
+      kit.judged.remember(ctx, ctx.arguments, fired);
+      return { kind: 'keep' };
+    }
+    kit.judged.remember(ctx, rewrite.arguments, fired);
+    const over = rewrite.supersedes.length === 0 ? '' : ` (superseding ${rewrite.supersedes.join(', ')})`;
+    return {
+      kind: 'rewrite',
+      arguments: rewrite.arguments as JsonObject,
+      reason: `updatedInput of PreToolUse hook ${rewrite.handlerId}${over}`,
+    };
+  };
+}
+
+const RERUN_NOTE =
+  'ran again at tools/pre-execute: a later tools/prepare listener changed the input the hooks judged';
+
+/**
+ * The verdict for a sealed call: the one its `tools/prepare` reached when the input is still the
+ * one the hooks judged, else the hooks run again on the sealed input (their `updatedInput` is then
+ * not honored), so no verdict is ever about an input other than the one that runs.
+ */
+async function verdictFor(
+  kit: ListenerKit,
+  exec: ToolExecution,
+  judged: JudgedCall | undefined,
+): Promise<FiredEvent | undefined> {
+  if (judged !== undefined && isDeepStrictEqual(judged.input, exec.arguments)) return judged.fired;
+  const why =
+    judged === undefined
+      ? 'updatedInput not honored: the call did not go through tools/prepare (unknown tool or input that is not an object)'
+      : 'updatedInput not honored: the input is sealed by now';
+  const extra = judged === undefined ? [] : [RERUN_NOTE];
+  const fired = await fireToolEvent(kit, targetOf(exec), HookEvent.preToolUse, {}, (results) =>
+    notHonored(results, why, extra),
+  );
+  rememberStop(kit, exec, fired?.merged.stop);
+  return fired;
+}
+
+/**
+ * `PreToolUse`, part two, on `tools/pre-execute`: the hooks' permission decision (from
+ * `tools/prepare`, or a re-run) — deny wins, then ask (through the approval channel), else the rest
+ * of the chain decides; hook contexts ride on the decision (recorded after the result).
  * @param kit the applied bridge's shared state
  */
 export function createPreToolListener(kit: ListenerKit): Listener<'tools/pre-execute'> {
   const event = HookEvent.preToolUse;
-  return async (exec, next) => {
-    const fired = await fireToolEvent(kit, exec, event, {});
+  return async (exec, next): Promise<PreToolDecision> => {
+    const fired = await verdictFor(kit, exec, kit.judged.take(exec));
     if (fired === undefined) return next();
     const { merged } = fired;
     const contexts = hookContexts(kit.runtime.rules.dialect, event, merged.contexts);
     if (merged.stop) {
-      rememberStop(kit, exec, merged.stop);
       const reason = merged.stop.reason ?? merged.reason ?? `stopped by ${event} hook`;
       return { kind: 'deny', reason, ...withContexts(contexts) };
     }
@@ -92,7 +182,7 @@ export function createPostToolListener(kit: ListenerKit): Listener<'tools/post-e
   return async ({ exec, result }, next) => {
     // Claude runs PostToolUse only after a tool succeeded; a denied or failed call never reaches it.
     if (result.isError) return next();
-    const fired = await fireToolEvent(kit, exec, event, { tool_response: toolResponse(result) });
+    const fired = await fireToolEvent(kit, targetOf(exec), event, { tool_response: toolResponse(result) });
     if (fired === undefined) return next();
     const { merged } = fired;
     rememberStop(kit, exec, merged.stop);

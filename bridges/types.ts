@@ -105,6 +105,8 @@ export interface HookVerdict {
   readonly systemMessage?: string;
   /** Claude `updatedToolOutput` on PostToolUse. */
   readonly updatedToolOutput?: JsonValue;
+  /** PreToolUse `updatedInput`: the whole input this hook wants the call to run with (checked by `tools/prepare`). */
+  readonly updatedInput?: JsonValue;
   /** PermissionRequest `decision.interrupt: true`: the turn stops after this step. */
   readonly interrupt?: boolean;
   readonly notes: readonly string[];
@@ -122,6 +124,9 @@ export interface MergedVerdict {
   /** Some hook asked to interrupt (PermissionRequest). */
   readonly interrupt?: boolean;
 }
+
+/** What became of one hook's PreToolUse `updatedInput` (the `updatedInput` field of `hook/result`). */
+export type UpdatedInputFate = 'applied' | 'superseded' | 'not-honored';
 
 /** The `decision` field of `hook/result`. */
 export type LoggedDecision =

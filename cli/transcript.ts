@@ -100,6 +100,9 @@ function tokens(count: number): string {
  */
 export class Transcript {
   private readonly deciders = new Map<string, TranscriptDecision>();
+  // PreToolUse hooks run at tools/prepare, before their call's line: their lines wait for it (this step's calls).
+  private readonly waitingForCall = new Map<string, string[]>();
+  private readonly shownCalls = new Set<string>();
   private promptDecider: TranscriptDecision | undefined;
   /** What was streamed of the current step, so the final message is not printed twice. */
   private streamed = { text: '', reasoning: '' };
@@ -202,6 +205,8 @@ export class Transcript {
         );
         return;
       case 'step/start':
+        this.flushWaiting();
+        this.shownCalls.clear();
         this.steps += 1;
         this.resetStream();
         screen.setStatus('… waiting for the model');
@@ -211,6 +216,9 @@ export class Transcript {
         return;
       case 'tool/call':
         screen.line(`${style.cyan('●')} ${style.bold(String(data.name))}(${shortArguments(data.arguments)})`);
+        this.shownCalls.add(String(data.callId));
+        for (const line of this.waitingForCall.get(String(data.callId)) ?? []) screen.line(line);
+        this.waitingForCall.delete(String(data.callId));
         screen.setStatus(`… running ${String(data.name)}`);
         return;
       case 'tool/result':
@@ -223,6 +231,7 @@ export class Transcript {
         this.hookResult(data);
         return;
       case 'turn/end':
+        this.flushWaiting();
         this.turnEnd(data);
         return;
       default:
@@ -278,16 +287,29 @@ export class Transcript {
     const { screen } = this;
     const { style } = screen;
     const who = `${String(data.event)} hook ${String(data.handlerId)}`;
+    const lines: string[] = [];
     for (const note of (data.notes as string[] | undefined) ?? []) {
       const message = /^systemMessage: ([\s\S]*)$/.exec(note)?.[1];
-      if (message !== undefined) screen.line(style.yellow(`  ⚑ ${who}: ${message}`));
+      if (message !== undefined) lines.push(style.yellow(`  ⚑ ${who}: ${message}`));
     }
     if (data.decision === 'error' || data.decision === 'timeout') {
       const exit = data.exitCode === undefined ? '' : ` (exit ${String(data.exitCode)})`;
       const stderr = typeof data.stderrSummary === 'string' ? `: ${data.stderrSummary}` : '';
       const what = data.decision === 'timeout' ? 'timed out' : 'failed';
-      screen.line(style.red(`  ! ${who} ${what}${exit}${stderr}`));
+      lines.push(style.red(`  ! ${who} ${what}${exit}${stderr}`));
     }
+    const callId = typeof data.callId === 'string' ? data.callId : undefined;
+    if (callId !== undefined && !this.shownCalls.has(callId) && lines.length > 0) {
+      this.waitingForCall.set(callId, [...(this.waitingForCall.get(callId) ?? []), ...lines]);
+      return;
+    }
+    for (const line of lines) screen.line(line);
+  }
+
+  /** Lines of hooks whose call line never came (a call that was not recorded): shown rather than lost. */
+  private flushWaiting(): void {
+    for (const lines of this.waitingForCall.values()) for (const line of lines) this.screen.line(line);
+    this.waitingForCall.clear();
   }
 
   private turnEnd(data: Data): void {

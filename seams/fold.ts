@@ -51,8 +51,15 @@ export async function runFold(
     if (decision.kind === 'keep') continue;
     const accepted = accept(decision.arguments);
     if (!accepted.ok) {
+      // The rewrite's own reason names its author when a listener stands for others (a hook bridge).
+      const why = decision.reason === undefined ? '' : ` (rewrite reason: ${decision.reason})`;
       return failed(
-        new SeamListenerError('INVALID_REWRITE', 'tools/prepare', entry.name, `returned ${accepted.message}`),
+        new SeamListenerError(
+          'INVALID_REWRITE',
+          'tools/prepare',
+          entry.name,
+          `returned ${accepted.message}${why}`,
+        ),
       );
     }
     current = accepted.value;

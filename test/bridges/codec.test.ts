@@ -103,11 +103,40 @@ describe('decoding one hook', () => {
       kind: 'ask',
       stop: { reason: 'halt' },
       systemMessage: 'fyi',
-      notes: [
-        'permissionDecision "defer" treated as "ask"',
-        'updatedInput not honored: tool arguments are sealed before policy runs',
-      ],
+      updatedInput: { a: 1 },
+      notes: ['permissionDecision "defer" treated as "ask"'],
     });
+  });
+
+  it('updatedInput: Claude takes it with any decision, Codex only next to "allow"; other events ignore it with a note', () => {
+    const answer = (permissionDecision?: string, hookEventName = 'PreToolUse') =>
+      JSON.stringify({
+        hookSpecificOutput: {
+          hookEventName,
+          ...(permissionDecision === undefined ? {} : { permissionDecision, permissionDecisionReason: 'r' }),
+          updatedInput: { command: 'ls -a' },
+        },
+      });
+    expect(decodeHookOutput(run(0, answer('deny')), 'PreToolUse', 'claude-code')).toMatchObject({
+      kind: 'block',
+      updatedInput: { command: 'ls -a' },
+    });
+    expect(decodeHookOutput(run(0, answer()), 'PreToolUse', 'claude-code')).toMatchObject({
+      kind: 'none',
+      updatedInput: { command: 'ls -a' },
+    });
+    expect(decodeHookOutput(run(0, answer('allow')), 'PreToolUse', 'codex')).toMatchObject({
+      kind: 'allow',
+      updatedInput: { command: 'ls -a' },
+    });
+    const codexWithout = decodeHookOutput(run(0, answer()), 'PreToolUse', 'codex');
+    expect(codexWithout).not.toHaveProperty('updatedInput');
+    expect(codexWithout.notes).toEqual([
+      'updatedInput without permissionDecision "allow" is ignored (Codex)',
+    ]);
+    const post = decodeHookOutput(run(0, answer(undefined, 'PostToolUse')), 'PostToolUse', 'claude-code');
+    expect(post).not.toHaveProperty('updatedInput');
+    expect(post.notes).toEqual(['updatedInput is not supported on PostToolUse (ignored)']);
   });
 });
 

@@ -106,6 +106,8 @@ export function createHookAgent(options: {
   /** The real demo toolset confined to `cwd` instead of the recording doubles. */
   demoTools?: boolean;
   store?: SessionStore;
+  /** A fixed agent id (two runs to compare log for log). */
+  id?: string;
 }): HookAgent {
   const lines: string[] = [];
   const logger = { lines, error: (m: string) => lines.push(m), warn: (m: string) => lines.push(m) };
@@ -124,6 +126,7 @@ export function createHookAgent(options: {
     cwd: options.cwd,
     ...(options.approval ? { approval: options.approval } : {}),
     ...(options.store ? { store: options.store } : {}),
+    ...(options.id === undefined ? {} : { id: options.id }),
   });
   const events = (): readonly LogEvent[] => agent.log.events;
   return {
