@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { describeReceived } from '../kernel/index.js';
 import type { Dialect } from './types.js';
 
 const seconds = z.number().positive({ error: 'must be a positive number of seconds' });
@@ -55,22 +56,13 @@ function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
   return value;
 }
 
-/** `42 (number)`, `"x" (string)`, `an array`… */
-export function describeValue(value: unknown): string {
-  if (value === undefined) return 'nothing';
-  if (Array.isArray(value)) return 'an array';
-  if (value === null) return 'null';
-  if (typeof value === 'object') return 'an object';
-  return `${JSON.stringify(value)} (${typeof value})`;
-}
-
 const ARTICLE: Record<string, string> = { object: 'an object', array: 'an array', undefined: 'nothing' };
 
 /** The first issue of a failed parse as `{ path, detail }`, with expected vs received. */
 export function describeFirstIssue(error: z.ZodError, raw: unknown): { path: string; detail: string } {
   const issue = error.issues[0];
   if (issue === undefined) return { path: '', detail: 'is invalid' };
-  const received = describeValue(valueAt(raw, issue.path));
+  const received = describeReceived(valueAt(raw, issue.path));
   const detail =
     issue.code === 'invalid_type'
       ? `must be ${ARTICLE[issue.expected] ?? `a ${issue.expected}`}, got ${received}`

@@ -1,7 +1,8 @@
 import { homedir } from 'node:os';
 import path from 'node:path';
+import { describeReceived } from '../kernel/index.js';
 import { type ConditionDirs, ConditionSyntaxError, compileCondition } from './condition.js';
-import { describeFirstIssue, describeValue, type HandlerEntry, hooksFileSchema } from './configSchema.js';
+import { describeFirstIssue, type HandlerEntry, hooksFileSchema } from './configSchema.js';
 import { HookConfigError } from './errors.js';
 import { compileMatcher, MatcherSyntaxError } from './matcher.js';
 import { readConfigFile } from './readConfigFile.js';
@@ -123,7 +124,7 @@ export async function loadHookTable(
         'HOOK_CONFIG_INVALID',
         file,
         '',
-        `must be an object, got ${describeValue(raw)}`,
+        `must be an object, got ${describeReceived(raw)}`,
       );
     }
     const parsed = schema.safeParse(raw);

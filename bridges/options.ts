@@ -1,4 +1,4 @@
-import { describeValue } from './configSchema.js';
+import { describeReceived } from '../kernel/index.js';
 
 /** Options both bridges take. */
 export interface HookBridgeOptions {
@@ -35,7 +35,7 @@ const DEFAULTS = {
 /** Throws a `TypeError` naming the option, what was expected and what was received. */
 export function failOption(factory: string, option: string, expected: string, value: unknown): never {
   throw new TypeError(
-    `Expected the \`${option}\` option of ${factory}() to be ${expected}, got ${describeValue(value)}`,
+    `Expected the \`${option}\` option of ${factory}() to be ${expected}, got ${describeReceived(value)}`,
   );
 }
 

@@ -1,4 +1,4 @@
-import { describeValue } from './configSchema.js';
+import { describeReceived } from '../kernel/index.js';
 import type { HookSource } from './loadConfig.js';
 import { failOption } from './options.js';
 
@@ -12,7 +12,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 function checkSource(factory: string, source: unknown): HookSource {
   if ((typeof source === 'string' && source !== '') || isPlainObject(source)) return source;
   throw new TypeError(
-    `Expected ${factory}() to receive a config path or config object, got ${describeValue(source)}`,
+    `Expected ${factory}() to receive a config path or config object, got ${describeReceived(source)}`,
   );
 }
 
@@ -34,7 +34,9 @@ export function splitSourceArgument(
   optionKeys: readonly string[] = [],
 ): { sources: HookSource[]; options: Record<string, unknown> } {
   if (second !== undefined && !isPlainObject(second)) {
-    throw new TypeError(`Expected the options of ${factory}() to be an object, got ${describeValue(second)}`);
+    throw new TypeError(
+      `Expected the options of ${factory}() to be an object, got ${describeReceived(second)}`,
+    );
   }
   const optionsForm = isPlainObject(first) && [filesKey, ...optionKeys].some((key) => key in first);
   const options = { ...(optionsForm ? first : {}), ...(second ?? {}) };

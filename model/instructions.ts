@@ -1,5 +1,5 @@
+import { describeReceived } from '../kernel/index.js';
 import type { AgentHandle } from '../seams/types.js';
-import { describeValue } from './describeValue.js';
 import { ModelErrorCode, ModelRequestError } from './types.js';
 
 /** What an instructions function is told about the request it writes the system prompt for. */
@@ -30,7 +30,7 @@ export async function evaluateInstructions(
   }
   if (typeof text !== 'string') {
     throw new ModelRequestError({
-      message: `Expected the instructions function to return a string, got ${describeValue(text)}`,
+      message: `Expected the instructions function to return a string, got ${describeReceived(text)}`,
       code: ModelErrorCode.instructionsFailed,
     });
   }

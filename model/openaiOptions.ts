@@ -1,4 +1,4 @@
-import { describeValue } from './describeValue.js';
+import { describeReceived } from '../kernel/index.js';
 import { type ModelSettings, parseModelSettings } from './settings.js';
 
 /** Options of `openAICompatible`. */
@@ -28,7 +28,7 @@ export interface ResolvedOpenAIOptions {
 /** Validates raw options and fills the defaults; throws `TypeError` naming the bad option. */
 export function resolveOpenAIOptions(rawOptions: OpenAICompatibleOptions): ResolvedOpenAIOptions {
   if (typeof rawOptions !== 'object' || rawOptions === null) {
-    throw new TypeError(`openAICompatible: expected an options object, got ${describeValue(rawOptions)}`);
+    throw new TypeError(`openAICompatible: expected an options object, got ${describeReceived(rawOptions)}`);
   }
   const { baseURL, apiKey, model, fetch: customFetch, headers, settings } = rawOptions;
   if (typeof baseURL !== 'string' || !isHttpURL(baseURL)) {
@@ -61,7 +61,7 @@ export function resolveOpenAIOptions(rawOptions: OpenAICompatibleOptions): Resol
 
 function optionError(option: string, expected: string, received: unknown): TypeError {
   return new TypeError(
-    `openAICompatible: expected the \`${option}\` option to be ${expected}, got ${describeValue(received)}`,
+    `openAICompatible: expected the \`${option}\` option to be ${expected}, got ${describeReceived(received)}`,
   );
 }
 

@@ -1,4 +1,5 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
+import { describeThrown } from '../kernel/index.js';
 import { createAbortedError } from './abort.js';
 import { createChunkAggregator } from './openaiChunks.js';
 import { type ModelDelta, ModelErrorCode, ModelRequestError, type ModelStep } from './types.js';
@@ -95,7 +96,7 @@ function invalidEventStream(reason: string): ModelRequestError {
 
 /** An error's message plus its cause's (undici hides the useful part, e.g. ECONNREFUSED, in `cause`). */
 export function describeCause(error: unknown): string {
-  if (!(error instanceof Error)) return String(error);
-  const cause = error.cause instanceof Error ? ` (${error.cause.message})` : '';
-  return `${error.message}${cause}`;
+  const message = describeThrown(error);
+  if (!(error instanceof Error) || !(error.cause instanceof Error)) return message;
+  return `${message} (${describeThrown(error.cause)})`;
 }

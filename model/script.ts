@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import { describeReceived } from '../kernel/index.js';
 import { FailureSchema, JsonValueSchema } from '../seams/schemas.js';
 import { FinishReasonSchema, UsageSchema } from '../session/events.js';
-import { describeValue } from './describeValue.js';
 
 const delayMs = z.number().nonnegative().max(2_147_483_647).optional();
 
@@ -54,7 +54,9 @@ export type ScriptStep = z.infer<typeof ScriptStepSchema>;
  */
 export function parseScript(rawScript: unknown): ScriptStep[] {
   if (!Array.isArray(rawScript)) {
-    throw new TypeError(`Expected the model script to be an array of steps, got ${describeValue(rawScript)}`);
+    throw new TypeError(
+      `Expected the model script to be an array of steps, got ${describeReceived(rawScript)}`,
+    );
   }
   return rawScript.map((rawStep: unknown, index) => {
     const result = selectStepSchema(rawStep).safeParse(rawStep);

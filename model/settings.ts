@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import { describeReceived } from '../kernel/index.js';
 import { JsonValueSchema } from '../seams/schemas.js';
-import { describeValue } from './describeValue.js';
 
 /** `auto`, `none`, `required`, or one named tool the model must call. */
 export const ToolChoiceSchema = z.union([
@@ -45,11 +45,11 @@ export function parseModelSettings(raw: unknown, where: string): ModelSettings {
     );
   }
   if (issue.path.length === 0) {
-    throw new TypeError(`Expected the ${where} to be an object of settings, got ${describeValue(raw)}`);
+    throw new TypeError(`Expected the ${where} to be an object of settings, got ${describeReceived(raw)}`);
   }
   const key = String(issue.path[0]);
   throw new TypeError(
-    `Expected the ${where} setting \`${key}\` to be valid (${issue.message}), got ${describeValue(
+    `Expected the ${where} setting \`${key}\` to be valid (${issue.message}), got ${describeReceived(
       (raw as Record<string, unknown>)[key],
     )}`,
     { cause: result.error },

@@ -1,54 +1,5 @@
 import type { z } from 'zod';
-
-const MAX_PREVIEW = 60;
-
-/** A short, printable preview of any value for error messages: `"maybe"`, `42`, `undefined`, `object`. */
-export function describeValue(value: unknown): string {
-  if (typeof value === 'string') {
-    const quoted = JSON.stringify(value);
-    return quoted.length > MAX_PREVIEW ? `${quoted.slice(0, MAX_PREVIEW - 4)}…"` : quoted;
-  }
-  if (value === null || value === undefined || typeof value === 'number' || typeof value === 'boolean') {
-    return String(value);
-  }
-  if (typeof value === 'bigint') return `${value}n`;
-  if (typeof value === 'function') return value.name ? `function ${value.name}` : 'function';
-  if (typeof value === 'symbol') return value.toString();
-  if (Array.isArray(value)) return 'array';
-  if (isThenable(value)) return 'a Promise';
-  return 'object';
-}
-
-/** A primitive's preview plus its type, as execa prints received values (`` `-1` (number) ``); objects by kind. */
-export function describeReceived(value: unknown): string {
-  if (typeof value === 'function') return value.name ? `function ${value.name}` : 'a function';
-  if (typeof value === 'object' && value !== null) {
-    return isThenable(value) ? 'a Promise' : Array.isArray(value) ? 'an array' : 'an object';
-  }
-  return `\`${describeValue(value)}\` (${value === null ? 'null' : typeof value})`;
-}
-
-/** The message of anything thrown; never throws itself (a thrown value may have a hostile toString). */
-export function describeThrown(error: unknown): string {
-  try {
-    if (error instanceof Error) return error.message || error.name;
-    if (typeof error === 'string') return error;
-    if (typeof error !== 'object' || error === null) return `non-Error value ${describeValue(error)}`;
-    const json = JSON.stringify(error);
-    return `non-Error value ${json.length > MAX_PREVIEW ? `${json.slice(0, MAX_PREVIEW - 1)}…` : json}`;
-  } catch {
-    return '<unprintable thrown value>';
-  }
-}
-
-/** Whether a value looks like a promise (what an async function returns). */
-export function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (
-    (typeof value === 'object' || typeof value === 'function') &&
-    value !== null &&
-    typeof (value as { then?: unknown }).then === 'function'
-  );
-}
+import { describeValue } from '../kernel/index.js';
 
 type Issue = z.core.$ZodIssue;
 type Path = readonly PropertyKey[];

@@ -1,4 +1,4 @@
-import { describeThrown } from './describe.js';
+import { describeThrown } from '../kernel/index.js';
 import type { SeamName } from './types.js';
 
 /**

@@ -1,4 +1,4 @@
-import { describeReceived, describeThrown, isThenable } from './describe.js';
+import { describeReceived, describeThrown, isThenable } from '../kernel/index.js';
 import { createDisposer } from './disposer.js';
 import type { ListenerEntry, Register } from './listener-entry.js';
 import { logSafely } from './report.js';

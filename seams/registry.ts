@@ -1,4 +1,4 @@
-import { describeReceived } from './describe.js';
+import { describeReceived } from '../kernel/index.js';
 import { createDisposer } from './disposer.js';
 import { deepFreeze } from './freeze.js';
 import type { ListenerEntry, Register } from './listener-entry.js';

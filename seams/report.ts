@@ -1,4 +1,4 @@
-import { describeThrown } from './describe.js';
+import { describeThrown } from '../kernel/index.js';
 import { createListenerFailure, SeamListenerError } from './errors.js';
 import type { ReportFailure } from './listener-entry.js';
 import type { SeamLogger } from './types.js';

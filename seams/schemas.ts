@@ -181,22 +181,27 @@ export const ToolErrorSchema = z.object({
 });
 export type ToolError = z.infer<typeof ToolErrorSchema>;
 
+/** A tool result's content was cut at the tool's `maxContentBytes`: `bytes` is the size before the cut. */
+export const TruncationSchema = z.object({ bytes: z.number().int().nonnegative() });
+export type Truncation = z.infer<typeof TruncationSchema>;
+
 export const ToolResultSchema = z.union([
   z.object({
     isError: z.literal(false),
     value: JsonValueSchema,
     content: z.array(ContentBlockSchema),
+    truncated: TruncationSchema.optional(),
     additionalContexts: contexts,
   }),
   z.object({
     isError: z.literal(true),
     error: ToolErrorSchema,
     content: z.array(ContentBlockSchema),
+    truncated: TruncationSchema.optional(),
     additionalContexts: contexts,
   }),
 ]);
 export type ToolResult = z.infer<typeof ToolResultSchema>;
 
 /** The `{ message, code? }` shape of a model-request failure and of `agent/error`. */
-export const FailureSchema = z.object({ message: z.string(), code: z.string().optional() });
-export type Failure = z.infer<typeof FailureSchema>;
+export { type Failure, FailureSchema } from '../kernel/index.js';

@@ -1,4 +1,4 @@
-import { describeReceived } from './describe.js';
+import { describeReceived } from '../kernel/index.js';
 import { isSeamName, seamNames } from './names.js';
 import type { ListenerOptions, SeamName, SeamPlugin } from './types.js';
 

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import { describeReceived } from '../kernel/index.js';
 import type { LogEvent } from '../seams/types.js';
 import { coreEventSchemas } from './events.js';
 
@@ -27,7 +28,9 @@ export function defineLogEvent<TType extends string, TSchema extends z.ZodType>(
   schema: TSchema,
 ): LogEventDefinition<TType, z.output<TSchema>> {
   if (typeof type !== 'string' || type.length === 0) {
-    throw new TypeError(`Expected the log event \`type\` to be a non-empty string, got ${describe(type)}`);
+    throw new TypeError(
+      `Expected the log event \`type\` to be a non-empty string, got ${describeReceived(type)}`,
+    );
   }
   if (Object.hasOwn(coreEventSchemas, type)) {
     throw new TypeError(
@@ -40,7 +43,7 @@ export function defineLogEvent<TType extends string, TSchema extends z.ZodType>(
     typeof (schema as { safeParse?: unknown }).safeParse !== 'function'
   ) {
     throw new TypeError(
-      `Expected the schema of log event \`${type}\` to be a zod schema, got ${describe(schema)}`,
+      `Expected the schema of log event \`${type}\` to be a zod schema, got ${describeReceived(schema)}`,
     );
   }
   const existing = registry.get(type);
@@ -62,12 +65,4 @@ export function defineLogEvent<TType extends string, TSchema extends z.ZodType>(
 /** The registered definition of a plugin event type, if any. */
 export function getLogEventDefinition(type: string): LogEventDefinition | undefined {
   return registry.get(type);
-}
-
-function describe(value: unknown): string {
-  if (typeof value === 'string') return `\`${JSON.stringify(value)}\` (string)`;
-  if (value === null || (typeof value !== 'object' && typeof value !== 'function')) {
-    return `\`${String(value)}\` (${value === null ? 'null' : typeof value})`;
-  }
-  return `a ${Array.isArray(value) ? 'array' : typeof value}`;
 }

@@ -1,3 +1,4 @@
+import { describeReceived } from '../kernel/index.js';
 import { type Agent, createAgent } from '../machines/agent/createAgent.js';
 import type { AgentOptions } from '../machines/agent/options.js';
 import { createToolRegistry } from '../machines/toolCall/createToolRegistry.js';
@@ -101,9 +102,4 @@ function resolveTools(raw: TestAgentOptions['tools']): ToolRegistryCore {
   throw new TypeError(
     `Expected the \`tools\` option of createTestAgent() to be an array of tool definitions or a tool registry, got ${describeReceived(raw)}`,
   );
-}
-
-function describeReceived(value: unknown): string {
-  const type = value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value;
-  return `${JSON.stringify(value) ?? String(value)} (${type})`;
 }

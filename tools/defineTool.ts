@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { describeReceived } from '../seams/describe.js';
+import { describeReceived } from '../kernel/index.js';
 import type { JsonValue } from '../seams/schemas.js';
 import { type ToolDefinition, type ToolDefinitionInput, type ToolKind, toolBrand } from './types.js';
 
@@ -80,6 +80,14 @@ export function defineTool<TArgs, TValue extends JsonValue = JsonValue>(
     (v) => toolKinds.includes(v as ToolKind),
     `one of ${toolKinds.join(', ')}`,
     'kind',
+    name,
+  );
+  checkOptional(
+    tool,
+    'maxContentBytes',
+    (v) => typeof v === 'number' && Number.isSafeInteger(v) && v > 0,
+    'a positive whole number of bytes',
+    'maxContentBytes',
     name,
   );
   const output = tool.output as Record<string, unknown> | undefined;

@@ -1,10 +1,12 @@
 import { z } from 'zod';
-import { describeThrown, formatIssues } from '../seams/describe.js';
+import { describeThrown } from '../kernel/index.js';
+import { formatIssues } from '../seams/describe.js';
 import { type ContentBlock, ContentBlockSchema, type ToolResult } from '../seams/schemas.js';
 import type { ToolExecution } from '../seams/types.js';
+import { boundToolResult, maxContentBytesOf } from './boundContent.js';
 import { ToolPipelineError } from './errors.js';
 import { deepFreezeJson, snapshotJson } from './json.js';
-import type { ContentFinalizer } from './seal.js';
+import { type ContentFinalizer, definitionAtSeal } from './seal.js';
 
 const ContentSchema = z.array(ContentBlockSchema);
 
@@ -32,5 +34,6 @@ export function runFinalizer(
     const detail = parsed.success ? 'content is not plain JSON' : formatIssues(parsed.error.issues, raw);
     throw new ToolPipelineError(`finalizeContent of tool "${exec.name}" returned invalid content: ${detail}`);
   }
-  return deepFreezeJson({ ...result, content: copy.value as ContentBlock[] });
+  const finalized = deepFreezeJson({ ...result, content: copy.value as ContentBlock[] });
+  return boundToolResult(finalized, maxContentBytesOf(definitionAtSeal(exec)));
 }

@@ -1,3 +1,4 @@
+import { describeThrown } from '../kernel/index.js';
 import type { JsonValue } from '../seams/schemas.js';
 
 /** Why a value is not plain JSON, and where (a path rooted at `root`). */
@@ -18,7 +19,7 @@ export function snapshotJson(raw: unknown, root = 'value'): JsonSnapshot {
     return { ok: true, value: copy(raw, root, []) };
   } catch (error) {
     if (error instanceof NotJson) return { ok: false, reason: error.reason, path: error.path };
-    return { ok: false, reason: `an unreadable value (${describeError(error)})`, path: root };
+    return { ok: false, reason: `an unreadable value (${describeThrown(error)})`, path: root };
   }
 }
 
@@ -102,14 +103,6 @@ function readProperty(container: object, key: string | number, path: string): un
   try {
     return (container as Record<string | number, unknown>)[key];
   } catch (error) {
-    throw new NotJson(`a getter that threw (${describeError(error)})`, path);
-  }
-}
-
-function describeError(error: unknown): string {
-  try {
-    return error instanceof Error ? error.message : String(error);
-  } catch {
-    return '<unprintable thrown value>';
+    throw new NotJson(`a getter that threw (${describeThrown(error)})`, path);
   }
 }

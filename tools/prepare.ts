@@ -1,4 +1,5 @@
-import { describeReceived, formatIssues } from '../seams/describe.js';
+import { describeReceived } from '../kernel/index.js';
+import { formatIssues } from '../seams/describe.js';
 import type { JsonObject, JsonValue, RewriteRecord, ToolResult } from '../seams/schemas.js';
 import type { AcceptRewrite, DispatchScope, FoldOutcome, SeamSet } from '../seams/types.js';
 import { deepFreezeJson, formatJsonFailure, snapshotJson } from './json.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import { describeReceived } from '../kernel/index.js';
 import type { ToolSchema } from '../model/types.js';
-import { describeReceived } from '../seams/describe.js';
 import { createDisposer } from '../seams/disposer.js';
 import type { Disposer } from '../seams/types.js';
 import { isToolDefinition } from './defineTool.js';

@@ -1,4 +1,5 @@
 import type { ActorSystem, AnyActorRef } from 'xstate';
+import { TurnFailureCode, toFailure } from '../../kernel/index.js';
 import type { AgentStatus, CancelCause, NotifySeamName, SeamCtx } from '../../seams/types.js';
 import { SessionLogError } from '../../session/errors.js';
 import type { InboxDiscardCause } from '../../session/events.js';
@@ -12,7 +13,6 @@ import {
   trackSessionStartListener,
 } from '../runtime/reportingScope.js';
 import type { ServicesResolver } from '../runtime/systemServices.js';
-import { toFailure } from '../turn/rules.js';
 import type { TurnOutput } from '../turn/types.js';
 import type { AgentContext, AgentEvent, AgentMachineServices } from './types.js';
 
@@ -223,7 +223,12 @@ export function createAgentActions(
       const { log } = services;
       const failure = toFailure(params.error);
       const { events } = repairEvents(log.events, {
-        reason: ({ step }) => ({ kind: 'error', step, message: failure.message, code: 'INTERNAL_ERROR' }),
+        reason: ({ step }) => ({
+          kind: 'error',
+          step,
+          message: failure.message,
+          code: TurnFailureCode.internalError,
+        }),
       });
       for (const draft of events) log.appendCore(draft.type, draft.data);
       services.reportError({
@@ -239,7 +244,7 @@ export function createAgentActions(
       const message = `agent/session-start ${who} did not settle within ${services.sessionStartTimeoutMs} ms; the agent proceeded without ${late === undefined ? 'them' : 'it'}`;
       services.logger.error(message, { agentId: services.agentId, seam: 'agent/session-start' });
       services.reportError({
-        error: { message, code: 'SESSION_START_TIMEOUT' },
+        error: { message, code: TurnFailureCode.sessionStartTimeout },
         origin: 'agent/session-start',
       });
     }),

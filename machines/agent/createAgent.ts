@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { type Actor, toPromise } from 'xstate';
+import { toFailure } from '../../kernel/index.js';
 import { createAgentEnvironment } from '../../seams/environment.js';
 import { Seam } from '../../seams/names.js';
 import type { ContentBlock, JsonValue, MessageSource } from '../../seams/schemas.js';
@@ -25,7 +26,6 @@ import { createInboxItem, createInjection, freezeJson, type InboxItem } from '..
 import { createReportingScope } from '../runtime/reportingScope.js';
 import type { TurnMachineServices } from '../runtime/services.js';
 import { createActorWithServices } from '../runtime/systemServices.js';
-import { toFailure } from '../turn/rules.js';
 import { createBudgetedReporter } from './errorBudget.js';
 import type { createAgentLogic } from './logic.js';
 import { sharedAgentLogic } from './logic.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { describeReceived } from '../../seams/describe.js';
+import { describeReceived } from '../../kernel/index.js';
 import {
   type ContentBlock,
   ContentBlockSchema,
@@ -62,15 +62,6 @@ export function freezeJson<T>(value: T): T {
   return copy;
 }
 
-// Never throws: a bigint or a cycle in the received value must not replace the TypeError we mean to throw.
-function describe(value: unknown): string {
-  try {
-    return `${JSON.stringify(value) ?? String(value)} (${value === null ? 'null' : typeof value})`;
-  } catch {
-    return describeReceived(value);
-  }
-}
-
 function validate<T>(schema: z.ZodType<T>, raw: unknown, what: string, method: string, root = 'options'): T {
   // Non-JSON input (bigint, cycles, class instances) is named here, before zod recurses into a cycle.
   const snapshot = snapshotJson(raw, root);
@@ -83,7 +74,7 @@ function validate<T>(schema: z.ZodType<T>, raw: unknown, what: string, method: s
   const issue = parsed.error.issues[0];
   const at = issue && issue.path.length > 0 ? ` at ${issue.path.join('.')}` : '';
   throw new TypeError(
-    `agent.${method}(): expected ${what}${at}: ${issue?.message ?? 'invalid'}, got ${describe(raw)}`,
+    `agent.${method}(): expected ${what}${at}: ${issue?.message ?? 'invalid'}, got ${describeReceived(raw)}`,
   );
 }
 

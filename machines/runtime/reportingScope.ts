@@ -1,5 +1,5 @@
+import { describeThrown } from '../../kernel/index.js';
 import type { DispatchScope } from '../../seams/types.js';
-import { toFailure } from '../turn/rules.js';
 import type { TurnMachineServices } from './services.js';
 
 /**
@@ -20,7 +20,7 @@ export function createReportingScope(
     ...at,
     onContainedError: ({ seam, listener, error }) =>
       services.reportError({
-        error: { message: `Listener "${listener}" on seam "${seam}" failed: ${toFailure(error).message}` },
+        error: { message: `Listener "${listener}" on seam "${seam}" failed: ${describeThrown(error)}` },
         origin: seam,
         ...at,
       }),

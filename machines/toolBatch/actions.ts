@@ -1,5 +1,5 @@
 import type { ActorSystem, AnyActorRef } from 'xstate';
-import { describeThrown } from '../../seams/describe.js';
+import { describeThrown } from '../../kernel/index.js';
 import type { ToolCallBlock, ToolResult } from '../../seams/schemas.js';
 import type { SessionLog } from '../../session/types.js';
 import { createFailureResult, type ToolCallRecord } from '../../tools/index.js';
@@ -52,6 +52,7 @@ export function createToolBatchActions(servicesOf: ServicesResolver<ToolMachineS
       content: [...result.content],
       isError: result.isError,
       ...(result.isError ? { error: { ...result.error } } : {}),
+      ...(result.truncated === undefined ? {} : { truncated: { ...result.truncated } }),
     });
   };
   const appendCall = (

@@ -1,4 +1,5 @@
 import { assign, fromCallback, setup, spawnChild, stopChild } from 'xstate';
+import { describeThrown } from '../../kernel/index.js';
 import { sendToLiveChild } from '../runtime/sendToLiveChild.js';
 import { toolCallMachine } from '../toolCall.js';
 import { callIndexOf, callKeyOf, inFlight, mayStartNext } from './rules.js';
@@ -73,7 +74,7 @@ export const toolBatchSetup = setup({
     markCrashed: assign(({ context, event }) => {
       const index = Number(/^call-(\d+)$/.exec(actorIdOf(event))?.[1] ?? Number.NaN);
       if (!(index >= context.cursor && index < context.started)) return {};
-      const message = describeCrash(errorOf(event));
+      const message = describeThrown(errorOf(event));
       return {
         crashed: context.crashed.map((c, i) => (i === index ? message : c)),
         settled: context.settled.map((s, i) => s || i === index),
@@ -105,9 +106,3 @@ export const toolBatchSetup = setup({
     classifiesNext: ({ context, event }) => (event as { index?: unknown }).index === context.started,
   },
 });
-
-function describeCrash(error: unknown): string {
-  if (error instanceof Error) return error.message;
-  const message = (error as { message?: unknown } | null)?.message;
-  return typeof message === 'string' ? message : String(error);
-}

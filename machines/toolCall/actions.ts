@@ -1,5 +1,5 @@
 import { type ActorSystem, enqueueActions } from 'xstate';
-import { describeThrown } from '../../seams/describe.js';
+import { describeThrown } from '../../kernel/index.js';
 import type { JsonValue } from '../../seams/schemas.js';
 import type { ToolExecution } from '../../seams/types.js';
 import { describeToolCallRecord, sealToolCall } from '../../tools/index.js';

@@ -1,4 +1,4 @@
-import { describeReceived } from '../../seams/describe.js';
+import { describeReceived } from '../../kernel/index.js';
 import type { ToolResult } from '../../seams/schemas.js';
 import { createToolRegistryCore } from '../../tools/index.js';
 import type { ExecuteOptions, ToolCallRequest, ToolRegistry } from '../../tools/types.js';

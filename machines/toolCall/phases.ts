@@ -1,4 +1,5 @@
 import type { ActorSystem } from 'xstate';
+import { describeThrown } from '../../kernel/index.js';
 import { Seam } from '../../seams/names.js';
 import { ApprovalAnswerSchema, type ApprovalVerdict, type ToolResult } from '../../seams/schemas.js';
 import type { DispatchScope, ToolExecution } from '../../seams/types.js';
@@ -22,12 +23,7 @@ import type { RunScope } from '../runtime/scopeTable.js';
 import type { ToolMachineServices } from '../runtime/services.js';
 import type { ServicesResolver } from '../runtime/systemServices.js';
 import { normalizeAroundResult } from './normalize.js';
-import {
-  assembleResult,
-  createAbortedBeforeDispatch,
-  describeApprovalRefusal,
-  describeFailure,
-} from './rules.js';
+import { assembleResult, createAbortedBeforeDispatch, describeApprovalRefusal } from './rules.js';
 import {
   type AsyncToolPhase,
   type SyncToolPhase,
@@ -276,7 +272,7 @@ export function createDispatchScope(
           onContainedError: ({ seam, listener, error }) =>
             report({
               error: {
-                message: `Listener "${listener}" on seam "${seam}" failed: ${describeFailure(error)}`,
+                message: `Listener "${listener}" on seam "${seam}" failed: ${describeThrown(error)}`,
               },
               origin: seam,
               ...(input.turn === null ? {} : { turn: input.turn }),

@@ -1,4 +1,4 @@
-import { describeThrown } from '../../seams/describe.js';
+import { describeThrown } from '../../kernel/index.js';
 import type { HookContext, ToolResult } from '../../seams/schemas.js';
 import { createFailureResult, ToolMessage, withContexts } from '../../tools/index.js';
 import type { ToolCallContext } from './types.js';
@@ -21,18 +21,9 @@ export function describeApprovalRefusal(toolName: string, refusal: ApprovalRefus
   }
 }
 
-/** The message of an actor failure: an Error's message, a plain `{ message }` (graph events), or a preview. */
-export function describeFailure(error: unknown): string {
-  if (error !== null && typeof error === 'object' && !(error instanceof Error)) {
-    const message = (error as { message?: unknown }).message;
-    if (typeof message === 'string') return message;
-  }
-  return describeThrown(error);
-}
-
 /** A `PIPELINE_ERROR` result for a failed phase. */
 export function createPipelineError(error: unknown): ToolResult {
-  return createFailureResult('PIPELINE_ERROR', describeFailure(error));
+  return createFailureResult('PIPELINE_ERROR', describeThrown(error));
 }
 
 /** The contexts a call returns, in order: pre-execute's, the body's, post-execute's. */

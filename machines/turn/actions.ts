@@ -1,4 +1,5 @@
 import { type ActionFunction, type ActorSystem, type AnyActorRef, enqueueActions } from 'xstate';
+import { toFailure } from '../../kernel/index.js';
 import type { HookContext, PromptDecision } from '../../seams/schemas.js';
 import type { DispatchScope, NotifySeamName, SeamCtx, WaterfallSeamName } from '../../seams/types.js';
 import { SessionLogError } from '../../session/errors.js';
@@ -8,7 +9,7 @@ import { liveHandlesOf } from '../runtime/liveHandles.js';
 import { createReportingScope } from '../runtime/reportingScope.js';
 import type { TurnMachineServices } from '../runtime/services.js';
 import type { ServicesResolver } from '../runtime/systemServices.js';
-import { type AcceptedAnswer, toFailure } from './rules.js';
+import type { AcceptedAnswer } from './rules.js';
 import type { TurnContext, TurnEvent } from './types.js';
 
 type AnyActorSystem = ActorSystem<any>;

@@ -1,17 +1,29 @@
 import { z } from 'zod';
+import { describeThrown, TurnFailureCode, toFailure } from '../../kernel/index.js';
 import { ModelRequestError, type ModelStep } from '../../model/types.js';
 import {
   type ContentBlock,
   ContentBlockSchema,
   type ContinuationDecision,
-  type Failure,
   type HookContext,
   type PromptDecision,
   type ToolCallBlock,
 } from '../../seams/schemas.js';
 import { FinishReasonSchema, type TurnEndReason, UsageSchema } from '../../session/events.js';
 import type { InboxItem } from '../runtime/inbox.js';
-import type { TurnContext, TurnFailure } from './types.js';
+import type { ToolBatchOutput } from '../toolBatch/types.js';
+import type {
+  ContinuationInput,
+  ModelInput,
+  PromptSubmitInput,
+  RequestErrorInput,
+  ToolBatchInput,
+  TurnContext,
+  TurnFailure,
+  TurnInput,
+  TurnOutput,
+  TurnSeamInput,
+} from './types.js';
 
 /** The prompt-submit default: `allow` carrying the message's attached contexts. */
 export function defaultPromptDecision(item: InboxItem): PromptDecision {
@@ -25,19 +37,6 @@ export function defaultContinuation(
   context: Pick<TurnContext, 'hadToolCalls' | 'steered'>,
 ): ContinuationDecision {
   return context.hadToolCalls || context.steered ? { action: 'continue' } : { action: 'stop' };
-}
-
-/** Turns anything thrown into the `{ message, code? }` shape recorded on `turn/end` and `agent/error`. */
-export function toFailure(error: unknown): Failure {
-  if (error instanceof Error) {
-    const code = (error as { code?: unknown }).code;
-    return typeof code === 'string' ? { message: error.message, code } : { message: error.message };
-  }
-  if (error !== null && typeof error === 'object' && typeof (error as Failure).message === 'string') {
-    const { message, code } = error as Failure;
-    return typeof code === 'string' ? { message, code } : { message };
-  }
-  return { message: String(error) };
 }
 
 /** A failure at `step` (0 before the first step). */
@@ -63,7 +62,7 @@ const ModelStepSchema = z.object({
 });
 
 function invalid(message: string): ModelRequestError {
-  return new ModelRequestError({ message, code: 'INVALID_RESPONSE' });
+  return new ModelRequestError({ message, code: TurnFailureCode.invalidResponse });
 }
 
 /** A validated answer: what `assistant/message` records and which calls the batch runs. */
@@ -97,8 +96,11 @@ export function acceptModelStep(raw: unknown): AcceptedAnswer {
 }
 
 /** A batch failure as the turn's failure: the batch's own appends are the turn's appends. */
-export function internalError(error: unknown): { message: string; code: 'INTERNAL_ERROR' } {
-  return { message: toFailure(error).message, code: 'INTERNAL_ERROR' };
+export function internalError(error: unknown): {
+  message: string;
+  code: typeof TurnFailureCode.internalError;
+} {
+  return { message: describeThrown(error), code: TurnFailureCode.internalError };
 }
 
 export function blockReason(decision: PromptDecision): string {
@@ -108,4 +110,79 @@ export function blockReason(decision: PromptDecision): string {
 /** The blocking decision's own contexts (recorded in the rejected turn; nothing else of the prompt survives). */
 export function blockContexts(decision: PromptDecision): readonly HookContext[] {
   return decision.kind === 'block' ? (decision.additionalContexts ?? []) : [];
+}
+
+/** The turn's context when it starts: the input, step 0, empty FIFOs, nothing decided. */
+export function initialTurnContext(input: TurnInput): TurnContext {
+  return {
+    ...input,
+    step: 0,
+    stepOpen: false,
+    stepFifo: [],
+    steering: [],
+    dropped: [],
+    held: [],
+    calls: [],
+    hadToolCalls: false,
+    steered: false,
+    maxTokens: false,
+    maxSteps: false,
+    answered: false,
+    requestFailures: 0,
+    requestFailure: null,
+    failure: null,
+    rejected: null,
+    cancel: null,
+    proceed: false,
+    stop: null,
+    endReason: null,
+  };
+}
+
+/** What the turn returns to the agent once it is flushed. */
+export function toTurnOutput(context: TurnContext): TurnOutput {
+  return {
+    reason: context.endReason ?? resolveTurnEndReason(context),
+    leftoverSteering: context.steering,
+    droppedSteering: context.dropped,
+    terminalStopped: context.stop !== null,
+    heldInjections: context.held,
+  };
+}
+
+/** The input every turn seam actor gets: where it runs (scope, agent, turn, step). */
+export function seamInputOf({ context }: { context: TurnContext }): TurnSeamInput {
+  return { scopeKey: context.scopeKey, agentId: context.agentId, turn: context.turn, step: context.step };
+}
+
+export function promptSubmitInputOf({ context }: { context: TurnContext }): PromptSubmitInput {
+  return { ...seamInputOf({ context }), item: context.item };
+}
+
+export function modelInputOf({ context }: { context: TurnContext }): ModelInput {
+  return { ...seamInputOf({ context }), answered: context.answered };
+}
+
+export function toolBatchInputOf({ context }: { context: TurnContext }): ToolBatchInput {
+  const { scopeKey, turn, step, maxParallel } = context;
+  return { scopeKey, turn, step, calls: [...context.calls], maxParallel };
+}
+
+export function continuationInputOf({ context }: { context: TurnContext }): ContinuationInput {
+  return { ...seamInputOf({ context }), defaultDecision: defaultContinuation(context) };
+}
+
+export function requestErrorInputOf({ context }: { context: TurnContext }): RequestErrorInput {
+  return {
+    ...seamInputOf({ context }),
+    error: context.requestFailure ?? { message: 'The model request failed' },
+    priorFailures: context.requestFailures - 1,
+  };
+}
+
+/** A failed batch as the turn's failure: the refused append it reports (`output.error`), or what killed it. */
+export function batchFailureOf({ event }: { event: object }): { error: ReturnType<typeof internalError> } {
+  const raw =
+    'output' in event ? (event.output as ToolBatchOutput).error : (event as { error?: unknown }).error;
+  return { error: internalError(raw) };
 }

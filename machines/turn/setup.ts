@@ -1,4 +1,5 @@
 import { type AnyActorRef, assign, setup } from 'xstate';
+import { toFailure } from '../../kernel/index.js';
 import type {
   ContinuationDecision,
   HookContext,
@@ -12,7 +13,7 @@ import { unprovidedActors } from '../runtime/unprovided.js';
 import type { ToolBatchOutput } from '../toolBatch/types.js';
 import { toolBatchMachine } from '../toolBatch.js';
 import { continuationItemId } from './actions.js';
-import { type AcceptedAnswer, resolveTurnEndReason, toFailure, toTurnFailure } from './rules.js';
+import { type AcceptedAnswer, resolveTurnEndReason, toTurnFailure } from './rules.js';
 import type {
   ContinuationInput,
   ModelInput,

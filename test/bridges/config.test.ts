@@ -29,27 +29,27 @@ describe('loading hooks configs', () => {
     expect(
       await loadError(claudeCodeHooks(path.join(configs, 'malformed-command.json'))),
     ).toMatchInlineSnapshot(
-      `"malformed-command.json: hooks.PreToolUse[0].hooks[1].command must be a string, got 42 (number)"`,
+      `"malformed-command.json: hooks.PreToolUse[0].hooks[1].command must be a string, got \`42\` (number)"`,
     );
     expect(
       await loadError(
         loadHookPlugins({ claudeSettings: [], codexHooks: [path.join(configs, 'codex-missing-type.json')] }),
       ),
     ).toMatchInlineSnapshot(
-      `"codex-missing-type.json: hooks.Stop[0].hooks[0].type must be a string, got nothing"`,
+      `"codex-missing-type.json: hooks.Stop[0].hooks[0].type must be a string, got \`undefined\` (undefined)"`,
     );
     expect(await loadError(claudeCodeHooks(path.join(configs, 'bad-regex.json')))).toMatchInlineSnapshot(
       `"bad-regex.json: hooks.PostToolUse[0].matcher is not a valid regular expression (Invalid regular expression: /Edit(/: Unterminated group)"`,
     );
     expect(await loadError(claudeCodeHooks({ hooks: { Stop: { hooks: [] } } }))).toMatchInlineSnapshot(
-      `"<inline>: hooks.Stop must be an array, got an object"`,
+      `"<inline>: hooks.Stop must be an array, got \`{"hooks":[]}\` (object)"`,
     );
     expect(
       await loadError(
         codexHooks({ hooks: { Stop: [{ hooks: [{ type: 'command', command: 'x', timeout: -1 }] }] } }),
       ),
     ).toMatchInlineSnapshot(
-      `"<inline>: hooks.Stop[0].hooks[0].timeout must be a positive number of seconds, got -1 (number)"`,
+      `"<inline>: hooks.Stop[0].hooks[0].timeout must be a positive number of seconds, got \`-1\` (number)"`,
     );
 
     const cwd = await session();

@@ -1,4 +1,4 @@
-import { describeReceived } from '../../seams/describe.js';
+import { describeReceived } from '../../kernel/index.js';
 import type { ToolResult } from '../../seams/schemas.js';
 import type { SeamPlugin } from '../../seams/types.js';
 import { createFailureResult, ToolMessage } from '../results.js';

@@ -74,7 +74,7 @@ describe('notify', () => {
     seams.notify(Seam.status, { agentId: 'a', status: 'idle' });
 
     expect(logger.error.mock.calls[0]?.[0]).toMatchInlineSnapshot(
-      `"Listener "plain" on seam "agent/status" failed: non-Error value {"reason":"quota"}"`,
+      `"Listener "plain" on seam "agent/status" failed: non-Error value \`{"reason":"quota"}\` (object)"`,
     );
   });
 
@@ -96,7 +96,7 @@ describe('notify', () => {
     seams.notify(Seam.status, { agentId: 'a', status: 'idle' });
 
     expect(logger.error.mock.calls[0]?.[0]).toMatchInlineSnapshot(
-      `"Listener "weird" on seam "agent/status" failed: <unprintable thrown value>"`,
+      `"Listener "weird" on seam "agent/status" failed: non-Error value an object"`,
     );
   });
 

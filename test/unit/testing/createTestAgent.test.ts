@@ -108,10 +108,10 @@ describe('createTestAgent', () => {
 
   it('rejects tools and plugins of the wrong shape before anything runs', () => {
     expect(() => createTestAgent({ script: [], tools: 'echo' as never })).toThrowErrorMatchingInlineSnapshot(
-      `[TypeError: Expected the \`tools\` option of createTestAgent() to be an array of tool definitions or a tool registry, got "echo" (string)]`,
+      `[TypeError: Expected the \`tools\` option of createTestAgent() to be an array of tool definitions or a tool registry, got \`"echo"\` (string)]`,
     );
     expect(() => createTestAgent({ script: [], plugins: {} as never })).toThrowErrorMatchingInlineSnapshot(
-      `[TypeError: Expected the \`plugins\` option of createTestAgent() to be an array of plugins, got {} (object)]`,
+      `[TypeError: Expected the \`plugins\` option of createTestAgent() to be an array of plugins, got \`{}\` (object)]`,
     );
   });
 

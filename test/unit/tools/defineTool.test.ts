@@ -42,7 +42,7 @@ describe('defineTool', () => {
       [
         "TypeError: Expected the \`name\` option to be 1-64 letters, digits, \`_\` or \`-\`, got \`"has space"\` (string)",
         "TypeError: Expected the \`parameters\` option of tool "ok" to be a zod object schema like \`z.object({ path: z.string() })\`, got a zod schema of JSON Schema type "string"",
-        "TypeError: Expected the \`parameters\` option of tool "ok" to be a zod object schema like \`z.object({ path: z.string() })\`, got an object",
+        "TypeError: Expected the \`parameters\` option of tool "ok" to be a zod object schema like \`z.object({ path: z.string() })\`, got \`{"type":"object"}\` (object)",
         "TypeError: Expected the \`concurrency\` option of tool "ok" to be 'exclusive', 'parallel' or a function of the arguments, got \`"sometimes"\` (string)",
         "TypeError: Expected the \`timeoutMs\` option of tool "ok" to be a positive finite number of milliseconds, got \`0\` (number)",
         "TypeError: Expected the \`execute\` option of tool "ok" to be a function, got \`"run"\` (string)",
