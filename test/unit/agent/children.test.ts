@@ -83,6 +83,8 @@ describe('an agent whose root actor errors', () => {
       expect(() => agent.followup('again')).toThrow(/stopped on an error/);
       await within(agent.dispose());
       await within(agent.dispose());
+      // The message the crash stranded is never claimed nor discarded: it stays pending in the log.
+      current.expectInvariants({ open: true, allowOutstanding: true });
       await new Promise((resolve) => setTimeout(resolve, 0));
       expect(unhandled).toEqual([]);
       expect(stoppedActorWarnings(warn)).toEqual([]);
