@@ -1,4 +1,4 @@
-import type { JsonValue } from '../seams/index.js';
+import type { JsonValue } from '../kernel/index.js';
 import type { Dialect, HookEventName, HookRun, HookVerdict, VerdictKind } from './types.js';
 
 /** Longest additional context kept from one hook (the rest is cut with a note). */

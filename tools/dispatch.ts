@@ -1,6 +1,5 @@
-import { describeThrown } from '../kernel/index.js';
+import { describeThrown, type HookContext, HookContextSchema, type ToolResult } from '../kernel/index.js';
 import { formatIssues } from '../seams/describe.js';
-import { type HookContext, HookContextSchema, type ToolResult } from '../seams/schemas.js';
 import type { ToolExecution, ToolRunContext } from '../seams/types.js';
 import { deepFreezeJson } from './json.js';
 import { parseToolArgs, renderToolValue } from './output.js';

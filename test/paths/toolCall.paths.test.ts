@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { type AnyMachineSnapshot, createActor, toPromise } from 'xstate';
 import { z } from 'zod';
+import { ToolResultSchema } from '../../kernel/index.js';
 import { fixedServices } from '../../machines/runtime/systemServices.js';
 import { createToolCallActors } from '../../machines/toolCall/actors.js';
 import { createToolCallLogic } from '../../machines/toolCall/logic.js';
 import { type ToolCallContext, type ToolSeamsPresent, toolSeamKeys } from '../../machines/toolCall/types.js';
 import { graphEvents, toolCallMachine } from '../../machines/toolCall.js';
-import { createSeams, ToolResultSchema } from '../../seams/index.js';
+import { createSeams } from '../../seams/index.js';
 import {
   type AfterSteps,
   coverage,

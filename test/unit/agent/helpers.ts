@@ -1,10 +1,10 @@
 import { expect } from 'vitest';
+import type { ContentBlock, JsonValue, LogEvent } from '../../../kernel/index.js';
 import { type Agent, createAgent } from '../../../machines/agent/createAgent.js';
 import type { AgentOptions } from '../../../machines/agent/options.js';
 import { type ScriptedModel, scriptedModel } from '../../../model/index.js';
 import { createSeams, notifySeamNames } from '../../../seams/index.js';
-import type { ContentBlock, JsonValue } from '../../../seams/schemas.js';
-import type { LogEvent, NotifySeamName, SeamLogger, Seams } from '../../../seams/types.js';
+import type { NotifySeamName, SeamLogger, Seams } from '../../../seams/types.js';
 import { checkInvariants, checkLedger, coreTurnEvents } from '../../../session/index.js';
 import { createToolRegistryCore } from '../../../tools/index.js';
 import type { ToolRegistryCore } from '../../../tools/types.js';

@@ -6,7 +6,7 @@ import {
   MessageSourceSchema,
   RewriteRecordSchema,
   ToolErrorSchema,
-} from '../seams/schemas.js';
+} from './schemas.js';
 
 const turn = z.number().int().positive();
 const step = z.number().int().positive();
