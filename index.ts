@@ -33,6 +33,7 @@ export * from './seams/index.js';
 export * from './session/index.js';
 export {
   createDemoTools,
+  DEFAULT_MAX_CONTENT_BYTES,
   type DemoToolsOptions,
   defineTool,
   plugins,

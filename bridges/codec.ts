@@ -1,30 +1,13 @@
 import type { JsonValue } from '../kernel/index.js';
+import { capContext, capReason } from '../seams/capText.js';
 import type { Dialect, HookEventName, HookRun, HookVerdict, VerdictKind } from './types.js';
 
-/** Longest additional context kept from one hook (the rest is cut with a note). */
-export const MAX_CONTEXT_CHARS = 10_000;
+// One cap for hooks and in-process plugins (seams/capText): a shell hook's text is cut the same way.
+export { capContext, capReason, MAX_CONTEXT_CHARS } from '../seams/capText.js';
 
 /** The reason used when a hook blocks without saying why. */
 export function defaultBlockReason(event: HookEventName): string {
   return `blocked by ${event} hook`;
-}
-
-/** Caps a model-facing text at `MAX_CONTEXT_CHARS`, saying how much was cut. */
-export function capContext(text: string): { text: string; note?: string } {
-  if (text.length <= MAX_CONTEXT_CHARS) return { text };
-  const cut = text.length - MAX_CONTEXT_CHARS;
-  return {
-    text: `${text.slice(0, MAX_CONTEXT_CHARS)}\n[truncated: ${cut} more characters from the hook were dropped]`,
-    note: `additionalContext capped at ${MAX_CONTEXT_CHARS} characters (${cut} dropped)`,
-  };
-}
-
-/** Caps a deny or block reason like a context (a 1 MiB stderr must not become the model's input). */
-export function capReason(text: string): { text: string; note?: string } {
-  const capped = capContext(text);
-  return capped.note === undefined
-    ? capped
-    : { text: capped.text, note: capped.note.replace('additionalContext', 'reason') };
 }
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };

@@ -34,9 +34,13 @@ export const logCommand: CliCommand = {
     for (const repair of loaded.repairs) write(`repaired in memory (file untouched): ${repair}`);
     const { writer, beingWritten } = loaded;
     if (writer !== undefined) {
-      write(`live session: written by process ${writer.pid} on ${writer.host} since ${writer.since}`);
+      write(
+        `live session: process ${writer.pid} on ${writer.host} is writing it (since ${writer.since}); its tail is being written, nothing was repaired`,
+      );
       if (beingWritten !== undefined)
-        write(`line ${beingWritten.line}: being written (${beingWritten.bytes} bytes so far)`);
+        write(
+          `line ${beingWritten.line}: being written (${beingWritten.bytes} bytes so far, not an event yet)`,
+        );
     }
     if (!options.check) return 0;
     // A live session's last turn may still be open.

@@ -56,7 +56,8 @@ A script file is a JSON list of model steps, e.g.
   [{ "text": "calling", "toolCalls": [{ "id": "c1", "name": "Bash", "arguments": { "command": "ls" } }] },
    { "text": "done" }]
 
-Exit codes: 0 every turn completed, 1 a turn ended otherwise, 2 bad input, 130 Ctrl-C, 143 SIGTERM.
+Exit codes: 0 every turn completed, 1 a turn ended otherwise or the session file could not be written,
+2 bad input, 130 Ctrl-C, 143 SIGTERM.
 `;
 
 /** `--max-steps`: a whole number of at least 1. */
@@ -335,7 +336,10 @@ async function runSession(run: {
   });
   const firstNewSeq = agent.log.events.length;
   try {
-    for (const prompt of run.prompts) agent.followup(prompt);
+    for (const prompt of run.prompts) {
+      // A store that fails while a prompt is accepted refuses it (and every later one): the run ends failed.
+      if (!acceptPrompt(agent, prompt)) break;
+    }
     await agent.whenIdle();
   } finally {
     await agent.dispose();
@@ -346,8 +350,14 @@ async function runSession(run: {
   }
 
   const events = agent.log.events;
-  const violations = checkInvariants(events);
+  const failure = store.failure;
+  // A failed store leaves its last turn open on purpose (the next --resume repairs it): not a violation.
+  const violations = checkInvariants(events, { open: failure !== undefined });
   for (const violation of violations) io.stderr.write(`${formatViolation(violation)}\n`);
+  if (failure !== undefined) {
+    io.stderr.write(`${describeStoreFailure(failure, flags.session)}\n`);
+    return 1;
+  }
   if (interrupts.received !== undefined) {
     await killLeftovers();
     return SIGNAL_EXIT[interrupts.received];
@@ -359,4 +369,25 @@ async function runSession(run: {
   const ok =
     violations.length === 0 && reasons.every((kind) => kind === 'completed' || kind === 'max-tokens');
   return ok ? 0 : 1;
+}
+
+/** Follows up one prompt; `false` when the session store has failed (the agent then refuses everything). */
+function acceptPrompt(agent: ReturnType<typeof createAgent>, prompt: string): boolean {
+  try {
+    agent.followup(prompt);
+    return true;
+  } catch (error) {
+    if (error instanceof SessionStoreError) return false;
+    throw error;
+  }
+}
+
+/** The closing stderr line of a run whose session store failed: the cause, and what the file needs. */
+function describeStoreFailure(failure: SessionStoreError, session: string | undefined): string {
+  const cause = failure.cause instanceof Error ? ` (${failure.cause.message})` : '';
+  const next =
+    session === undefined
+      ? ''
+      : `; ${session} ends where the failed write began — \`seamchart run --resume --session ${session}\` repairs it`;
+  return `seamchart: the session store failed, the run stopped: ${failure.message}${cause}${next}`;
 }

@@ -6,6 +6,7 @@ import {
   MessageSourceSchema,
   RewriteRecordSchema,
   ToolErrorSchema,
+  TruncationSchema,
 } from './schemas.js';
 
 const turn = z.number().int().positive();
@@ -107,6 +108,8 @@ export const coreEventSchemas = {
     content,
     isError: z.boolean(),
     error: ToolErrorSchema.optional(),
+    // Optional: logs written before tool results were bounded have no such field.
+    truncated: TruncationSchema.optional(),
   }),
   // The durable inbox: log-only, written by the delivery methods themselves, allowed outside turns.
   'inbox/accepted': z.object({

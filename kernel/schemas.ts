@@ -181,17 +181,23 @@ export const ToolErrorSchema = z.object({
 });
 export type ToolError = z.infer<typeof ToolErrorSchema>;
 
+/** A tool result's content was cut at the tool's `maxContentBytes`: `bytes` is the size before the cut. */
+export const TruncationSchema = z.object({ bytes: z.number().int().nonnegative() });
+export type Truncation = z.infer<typeof TruncationSchema>;
+
 export const ToolResultSchema = z.union([
   z.object({
     isError: z.literal(false),
     value: JsonValueSchema,
     content: z.array(ContentBlockSchema),
+    truncated: TruncationSchema.optional(),
     additionalContexts: contexts,
   }),
   z.object({
     isError: z.literal(true),
     error: ToolErrorSchema,
     content: z.array(ContentBlockSchema),
+    truncated: TruncationSchema.optional(),
     additionalContexts: contexts,
   }),
 ]);

@@ -1,4 +1,5 @@
 import type { JsonObject, PrepareDecision } from '../kernel/index.js';
+import { capDenial } from './capDecision.js';
 import { createListenerFailure, SeamAbortError, SeamListenerError } from './errors.js';
 import { deepFreeze } from './freeze.js';
 import type { ListenerEntry } from './listener-entry.js';
@@ -66,7 +67,7 @@ export async function runFold(
     steps.push(
       deepFreeze({
         by: entry.name,
-        ...(decision.reason === undefined ? {} : { reason: decision.reason }),
+        ...(decision.reason === undefined ? {} : { reason: capDenial(decision.reason) }),
         arguments: current,
       }),
     );

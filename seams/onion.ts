@@ -1,5 +1,6 @@
 import type { ToolResult } from '../kernel/index.js';
 import { describeReceived } from '../kernel/index.js';
+import { capDecision } from './capDecision.js';
 import { createListenerFailure, SeamAbortError } from './errors.js';
 import { deepFreeze, freezeContext } from './freeze.js';
 import type { ListenerEntry } from './listener-entry.js';
@@ -42,7 +43,7 @@ export async function runOnion<TDecision>(
       throw new SeamAbortError(seam, pending, signal.reason);
     }
     if (!entry) {
-      bottomDecision = deepFreeze(await bottom());
+      bottomDecision = deepFreeze(capDecision(await bottom()));
       return bottomDecision;
     }
     let downstream: Promise<TDecision> | undefined;
@@ -65,7 +66,7 @@ export async function runOnion<TDecision>(
     const decision =
       raw !== undefined && raw === downstreamDecision
         ? (raw as TDecision)
-        : deepFreeze(validateResult<TDecision>(seam, entry.name, raw));
+        : deepFreeze(capDecision(validateResult<TDecision>(seam, entry.name, raw)));
     returned[index] = decision;
     return decision;
   };

@@ -1,5 +1,6 @@
 import type { ContinuationStop } from '../kernel/index.js';
 import { describeValue, isThenable } from '../kernel/index.js';
+import { capDecision, capDenial } from './capDecision.js';
 import { createListenerFailure, SeamListenerError } from './errors.js';
 import type { ListenerEntry, ReportFailure } from './listener-entry.js';
 import { validateResult } from './result-schemas.js';
@@ -34,7 +35,7 @@ export async function runFirstResult(
     }
     if (raw !== undefined) {
       return {
-        decision: validateResult<ContinuationStop>('agent/turn-stop', entry.name, raw),
+        decision: capDecision(validateResult<ContinuationStop>('agent/turn-stop', entry.name, raw)),
         decidedBy: entry.name,
       };
     }
@@ -93,7 +94,7 @@ export function runGuards(
     } catch (error) {
       throw createListenerFailure('guard', entry.name, error);
     }
-    if (typeof verdict === 'string') return { denied: verdict, by: entry.name };
+    if (typeof verdict === 'string') return { denied: capDenial(verdict), by: entry.name };
     if (verdict !== undefined) {
       // An async guard would deny too late to matter; say so instead of treating the promise as "allow".
       const isAsync = isThenable(verdict);

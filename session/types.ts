@@ -45,6 +45,8 @@ export interface SessionStore {
   /** Durability point (fsync for files); rejects on failure. */
   flush(): Promise<void>;
   close(): Promise<void>;
+  /** The latched failure once a write or fsync failed (every later write throws it); absent while healthy. */
+  readonly failure?: SessionStoreError | undefined;
 }
 
 /** One broken invariant, as data; `formatViolation` turns it into text. */

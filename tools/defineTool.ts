@@ -82,6 +82,14 @@ export function defineTool<TArgs, TValue extends JsonValue = JsonValue>(
     'kind',
     name,
   );
+  checkOptional(
+    tool,
+    'maxContentBytes',
+    (v) => typeof v === 'number' && Number.isSafeInteger(v) && v > 0,
+    'a positive whole number of bytes',
+    'maxContentBytes',
+    name,
+  );
   const output = tool.output as Record<string, unknown> | undefined;
   if (output) {
     checkOptional(output, 'schema', isZodSchema, 'a zod schema', 'output.schema', name);

@@ -1,6 +1,8 @@
 import { describeThrown, type HookContext, HookContextSchema, type ToolResult } from '../kernel/index.js';
+import { capHookContext } from '../seams/capText.js';
 import { formatIssues } from '../seams/describe.js';
 import type { ToolExecution, ToolRunContext } from '../seams/types.js';
+import { boundToolResult, maxContentBytesOf } from './boundContent.js';
 import { deepFreezeJson } from './json.js';
 import { parseToolArgs, renderToolValue } from './output.js';
 import { createFailureResult, ToolMessage, withContexts } from './results.js';
@@ -64,7 +66,10 @@ export function createCoreDispatch(
       signal.aborted || callSignal.aborted
         ? createFailureResult('ABORTED', ToolMessage.aborted())
         : outcome.kind === 'threw'
-          ? createFailureResult('TOOL_FAILED', describeThrown(outcome.error))
+          ? boundToolResult(
+              createFailureResult('TOOL_FAILED', describeThrown(outcome.error)),
+              maxContentBytesOf(tool),
+            )
           : renderToolValue(tool, outcome.value, args.data);
     return withContexts(result, deferred);
   };
@@ -102,5 +107,5 @@ function validateDeferred(toolName: string, rawContext: unknown): HookContext {
     );
   }
   // Keep the caller's object as given (meta and all), detached from later mutation.
-  return deepFreezeJson(structuredClone(rawContext as HookContext));
+  return deepFreezeJson(capHookContext(structuredClone(rawContext as HookContext), 'tool'));
 }

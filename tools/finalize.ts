@@ -2,9 +2,10 @@ import { z } from 'zod';
 import { type ContentBlock, ContentBlockSchema, describeThrown, type ToolResult } from '../kernel/index.js';
 import { formatIssues } from '../seams/describe.js';
 import type { ToolExecution } from '../seams/types.js';
+import { boundToolResult, maxContentBytesOf } from './boundContent.js';
 import { ToolPipelineError } from './errors.js';
 import { deepFreezeJson, snapshotJson } from './json.js';
-import type { ContentFinalizer } from './seal.js';
+import { type ContentFinalizer, definitionAtSeal } from './seal.js';
 
 const ContentSchema = z.array(ContentBlockSchema);
 
@@ -32,5 +33,6 @@ export function runFinalizer(
     const detail = parsed.success ? 'content is not plain JSON' : formatIssues(parsed.error.issues, raw);
     throw new ToolPipelineError(`finalizeContent of tool "${exec.name}" returned invalid content: ${detail}`);
   }
-  return deepFreezeJson({ ...result, content: copy.value as ContentBlock[] });
+  const finalized = deepFreezeJson({ ...result, content: copy.value as ContentBlock[] });
+  return boundToolResult(finalized, maxContentBytesOf(definitionAtSeal(exec)));
 }

@@ -7,6 +7,7 @@ import {
   type ToolResult,
 } from '../kernel/index.js';
 import { formatIssues } from '../seams/describe.js';
+import { boundToolResult, maxContentBytesOf } from './boundContent.js';
 import { formatJsonFailure, snapshotJson } from './json.js';
 import { createFailureResult, createSuccessResult } from './results.js';
 import type { ToolDefinition } from './types.js';
@@ -64,7 +65,7 @@ export function renderToolValue(tool: ToolDefinition, rawValue: unknown, args: u
       : formatIssues(content.error.issues, rawContent);
     return invalidOutput(`output.render of tool "${tool.name}" returned invalid content: ${detail}`);
   }
-  return createSuccessResult(value, copy.value as ContentBlock[]);
+  return boundToolResult(createSuccessResult(value, copy.value as ContentBlock[]), maxContentBytesOf(tool));
 }
 
 /** The default presentation: a string is one text block, anything else its JSON text. */

@@ -1,5 +1,6 @@
 import type { ContentBlock, HookContext, PostToolDecision, ToolResult } from '../kernel/index.js';
 import type { ToolExecution } from '../seams/types.js';
+import { boundToolResult, maxContentBytesOf } from './boundContent.js';
 import { ToolPipelineError } from './errors.js';
 import { deepFreezeJson } from './json.js';
 import { parseToolArgs, renderToolValue } from './output.js';
@@ -27,10 +28,12 @@ export function applyPostDecision(
   tools: ToolRegistryCore,
 ): AppliedPostDecision {
   const contexts = decision.additionalContexts ?? [];
+  // Content a decision supplies is the tool's result now: bounded like the tool's own.
+  const limit = maxContentBytesOf(definitionAtSeal(exec) ?? tools.get(exec.name));
   if (decision.kind === 'block') {
     const blocked = createFailureResult('BLOCKED', describeFeedback(decision.feedback));
     return {
-      result: deepFreezeJson({ ...blocked, content: [...decision.feedback] }),
+      result: boundToolResult(deepFreezeJson({ ...blocked, content: [...decision.feedback] }), limit),
       contexts,
       blocked: true,
     };
@@ -64,7 +67,9 @@ export function applyPostDecision(
   }
   const base = withoutContexts(result);
   return {
-    result: hasContent ? deepFreezeJson({ ...base, content: [...decision.content!] }) : base,
+    result: hasContent
+      ? boundToolResult(deepFreezeJson({ ...base, content: [...decision.content!] }), limit)
+      : base,
     contexts,
     blocked: false,
   };

@@ -42,6 +42,11 @@ export interface ToolDefinitionInput<TArgs = any, TValue extends JsonValue = Jso
   timeoutMs?: number;
   /** What the tool does (an ACP editor's icon); `'other'` when absent. */
   kind?: ToolKind;
+  /**
+   * The longest content a result keeps, in UTF-8 bytes of its texts (default 1 MiB): a longer one is cut,
+   * the model sees a one-line note and `tool/result` records `truncated: { bytes }`.
+   */
+  maxContentBytes?: number;
 }
 
 /** A validated, frozen tool definition (what `defineTool` returns). */

@@ -51,6 +51,7 @@ export function createToolBatchActions(servicesOf: ServicesResolver<ToolMachineS
       content: [...result.content],
       isError: result.isError,
       ...(result.isError ? { error: { ...result.error } } : {}),
+      ...(result.truncated === undefined ? {} : { truncated: { ...result.truncated } }),
     });
   };
   const appendCall = (

@@ -2,7 +2,9 @@ import { type ToolResult, ToolResultSchema } from '../../kernel/index.js';
 import { formatIssues } from '../../seams/describe.js';
 import type { ToolExecution } from '../../seams/types.js';
 import {
+  boundToolResult,
   createFailureResult,
+  maxContentBytesOf,
   parseToolArgs,
   renderToolValue,
   snapshotJson,
@@ -31,7 +33,7 @@ export function normalizeAroundResult(
     );
   }
   const result = copy.value as ToolResult;
-  if (result.isError) return result;
+  if (result.isError) return boundToolResult(result, maxContentBytesOf(tools.get(exec.name)));
   const contexts = result.additionalContexts ?? [];
   const tool = tools.get(exec.name);
   if (!tool)

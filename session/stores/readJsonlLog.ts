@@ -34,9 +34,11 @@ export interface ReadJsonlLogOptions {
  * const violations = checkInvariants(events, { open: writer !== undefined });
  */
 export async function readJsonlLog(path: string, options: ReadJsonlLogOptions = {}): Promise<JsonlLog> {
+  // The lock is read before and after the file: a writer that started or finished while the file was read
+  // still makes it live (its last turn may be open on purpose), so nothing is "repaired" under it.
+  const before = liveWriterOf(path);
   const read = await readSessionFile(path, options);
-  const lock = readSessionLock(path);
-  const writer = lock !== undefined && lock.state !== 'dead' ? lock.holder : undefined;
+  const writer = liveWriterOf(path) ?? before;
   if (writer !== undefined) {
     const { tail } = read;
     return Object.freeze({
@@ -55,4 +57,9 @@ export async function readJsonlLog(path: string, options: ReadJsonlLogOptions = 
     writer: undefined,
     beingWritten: undefined,
   });
+}
+
+function liveWriterOf(path: string): LockHolder | undefined {
+  const lock = readSessionLock(path);
+  return lock !== undefined && lock.state !== 'dead' ? lock.holder : undefined;
 }

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -9,8 +10,10 @@ import {
   fixture,
   type HookAgent,
   hooksConfig,
+  isGone,
   textOf,
   useScratchSessions,
+  waitUntil,
 } from './harness.js';
 
 const session = useScratchSessions();
@@ -263,9 +266,58 @@ describe('PreToolUse updatedInput through tools/prepare', () => {
   });
 });
 
-describe('Codex PreToolUse updatedInput', () => {
-  it('W03 Codex: rewrites with permissionDecision "allow" apply in config order whichever finishes last; one without "allow" is ignored', async () => {
+describe('calls that skip tools/prepare', () => {
+  it('W03 an unknown tool is not prepared: its PreToolUse hooks run once at pre-execute and their updatedInput is not honored', async () => {
     const cwd = await session();
+    const config = hooksConfig({ PreToolUse: [{ commands: [rewriter('first.seen', '', 'ls -la')] }] });
+    const run = createHookAgent({
+      bridges: [await claudeCodeHooks(config)],
+      cwd,
+      script: [{ toolCalls: [{ id: 'c1', name: 'Nope', arguments: { command: 'ls' } }] }, { text: 'ok' }],
+    });
+    await run.send('list');
+    expect(await seen(cwd, 'first.seen')).toEqual(['ls']);
+    expect(run.data('tool/call')[0]).not.toHaveProperty('rewrites');
+    expect(run.data<{ error: { code: string } }>('tool/result')[0]?.error.code).toBe('UNKNOWN_TOOL');
+    expect(run.data<{ updatedInput?: string; notes?: string[] }>('hook/result')).toEqual([
+      expect.objectContaining({
+        updatedInput: 'not-honored',
+        notes: [
+          'updatedInput not honored: the call did not go through tools/prepare (unknown tool or input that is not an object)',
+        ],
+      }),
+    ]);
+    await run.finish();
+  });
+});
+
+describe('faults at tools/prepare', () => {
+  it('W03 cancelling the turn while a PreToolUse hook runs at prepare kills the hook; no hook/result, the body never runs, the call is paired', async () => {
+    const cwd = await session();
+    const bridge = await claudeCodeHooks(
+      hooksConfig({ PreToolUse: [{ matcher: 'Bash', commands: [fixture('sleeper.sh')] }] }),
+      { killGraceMs: 100 },
+    );
+    const run = createHookAgent({ bridges: [bridge], cwd, script: [bashCall, { text: 'ok' }] });
+    run.agent.followup('list');
+    expect(await waitUntil(() => existsSync(path.join(cwd, 'sleeper.pids')))).toBe(true);
+    run.agent.cancel();
+    await run.agent.whenIdle();
+    expect(run.ran).toEqual([]);
+    expect(run.data('turn/end').map((d) => d.reason)).toEqual([{ kind: 'aborted' }]);
+    expect(run.hookRows()).toEqual(['invoked:claude-code:PreToolUse:0:0']);
+    const [result] = run.data<{ isError: boolean; error: { code: string } }>('tool/result');
+    expect(result).toMatchObject({ isError: true, error: { code: expect.stringMatching(/^ABORTED/) } });
+    const pids = (await readFile(path.join(cwd, 'sleeper.pids'), 'utf8')).trim().split(' ').map(Number);
+    expect(await waitUntil(() => pids.every(isGone))).toBe(true);
+    await run.finish();
+  });
+});
+
+describe('Codex PreToolUse updatedInput', () => {
+  it('W03 Codex: rewrites with permissionDecision "allow" apply in config order whichever finishes last (the log is identical both ways); one without "allow" is ignored', async () => {
+    const cwd = await session();
+    const logs: JsonValue[] = [];
     for (const [firstDelay, secondDelay] of [
       ['0.3', ''],
       ['', '0.3'],
@@ -284,9 +336,11 @@ describe('Codex PreToolUse updatedInput', () => {
       expect(results[2]?.notes).toEqual([
         'updatedInput without permissionDecision "allow" is ignored (Codex)',
       ]);
+      logs.push(withoutTiming(run.agent.log.events));
       await run.finish();
       for (const name of ['a.seen', 'b.seen', 'c.seen']) await rm(path.join(cwd, name));
     }
+    expect(logs[1]).toEqual(logs[0]);
   });
 
   it('W03 Codex: when a hook blocks, no updatedInput applies (as Codex does)', async () => {
@@ -311,5 +365,30 @@ describe('Codex PreToolUse updatedInput', () => {
       undefined,
     ]);
     await run.finish();
+  });
+});
+
+describe('capability report', () => {
+  it('W03 lists PreToolUse updatedInput as honored (Codex: next to "allow"); PermissionRequest decision.updatedInput stays degraded', async () => {
+    const config = hooksConfig({
+      PreToolUse: [{ commands: ['true'] }],
+      PermissionRequest: [{ commands: ['true'] }],
+    });
+    const [claudePre, claudePermission] = (await claudeCodeHooks(config)).capabilities().handlers;
+    expect(claudePre?.seam).toBe('tools/prepare + tools/pre-execute');
+    expect(claudePre?.honored).toContain(
+      'updatedInput rewrites the call before identity is sealed (with any permissionDecision)',
+    );
+    expect(claudePre?.degraded.filter((line) => line.startsWith('updatedInput'))).toEqual([]);
+    expect(claudePermission?.degraded).toContain(
+      'decision.updatedInput is not honored (identity is sealed by then; rewrite at PreToolUse)',
+    );
+    const [codexPre] = (await codexHooks(config)).capabilities().handlers;
+    expect(codexPre?.honored).toContain(
+      'updatedInput with permissionDecision "allow" rewrites the call before identity is sealed',
+    );
+    expect(codexPre?.degraded).toContain(
+      'updatedInput without permissionDecision "allow", or when a hook blocks, is ignored (as Codex)',
+    );
   });
 });

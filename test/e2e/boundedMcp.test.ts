@@ -1,0 +1,65 @@
+// storage.md: tool results are bounded for every tool, an MCP server's too (default 1 MiB).
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { main } from '../../cli/main.js';
+import type { ContentBlock } from '../../kernel/index.js';
+import { checkInvariants, readJsonlLog } from '../../session/index.js';
+import { captureIO } from './support/captureIO.js';
+
+const dumpServer = path.join(import.meta.dirname, 'fixtures', 'dumpServer.mjs');
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(path.join(tmpdir(), 'seamchart-mcp-bound-'));
+});
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('an MCP tool result over the default bound', () => {
+  it('is cut at 1 MiB: the log records the original 3 MiB and the session checks clean', async () => {
+    const script = path.join(dir, 'script.json');
+    const chars = 1.5 * 1024 * 1024;
+    writeFileSync(
+      script,
+      JSON.stringify([
+        { toolCalls: [{ id: 'c1', name: 'mcp__dump__dump', arguments: { chars } }] },
+        { text: 'done' },
+      ]),
+    );
+    const config = path.join(dir, '.mcp.json');
+    writeFileSync(
+      config,
+      JSON.stringify({ mcpServers: { dump: { command: process.execPath, args: [dumpServer] } } }),
+    );
+    const session = path.join(dir, 's.jsonl');
+    const io = captureIO();
+    const code = await main(
+      [
+        'run',
+        'dump',
+        '--model',
+        `scripted:${script}`,
+        '--mcp-config',
+        config,
+        '--session',
+        session,
+        '--json',
+      ],
+      io,
+    );
+    expect(code).toBe(0);
+    const { events } = await readJsonlLog(session);
+    expect(checkInvariants(events)).toEqual([]);
+    const result = events.find((event) => event.type === 'tool/result')?.data as {
+      content: ContentBlock[];
+      truncated?: { bytes: number };
+    };
+    expect(result.truncated).toEqual({ bytes: 2 * chars });
+    const texts = result.content.map((block) => (block.type === 'tool-call' ? '' : block.text));
+    expect(texts.reduce((sum, text) => sum + Buffer.byteLength(text), 0)).toBeLessThanOrEqual(1024 * 1024);
+    expect(texts[0]).toMatch(/^(é)+$/);
+    expect(texts.at(-1)).toMatch(
+      /^\[truncated: the tool returned 3145728 bytes; showing the first \d+ \(maxContentBytes 1048576\)\]$/,
+    );
+  }, 30_000);
+});
