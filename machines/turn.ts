@@ -1,65 +1,68 @@
+import { TurnFailureCode } from '../kernel/index.js';
 import { Seam } from '../seams/names.js';
 import {
+  batchFailureOf,
   blockContexts,
   blockReason,
+  continuationInputOf,
   defaultContinuation,
   defaultPromptDecision,
-  internalError,
-  resolveTurnEndReason,
+  initialTurnContext,
+  modelInputOf,
+  promptSubmitInputOf,
+  requestErrorInputOf,
+  seamInputOf,
+  toolBatchInputOf,
+  toTurnOutput,
 } from './turn/rules.js';
 import { turnSetup } from './turn/setup.js';
-import type {
-  ContinuationInput,
-  ModelInput,
-  PromptSubmitInput,
-  RequestErrorInput,
-  ToolBatchInput,
-  TurnContext,
-  TurnSeamInput,
-} from './turn/types.js';
+import type { TurnSeamName } from './turn/types.js';
 
 export { graphEvents } from './turn/graph.js';
 
 /** First in every transient state: a refused append closes the turn before anything else is written. */
 const bail = { guard: 'hasFailure', target: '#turn.closing' } as const;
 
-/** The seam-actor input every turn state builds from context. */
-const seamInput = ({ context }: { context: TurnContext }): TurnSeamInput => ({
-  scopeKey: context.scopeKey,
-  agentId: context.agentId,
-  turn: context.turn,
-  step: context.step,
+/** A seam state's skip to `target`: no listener, so its actor is never built (`machines.md`). */
+const skip = (seam: TurnSeamName, target: string) =>
+  ({ guard: { type: 'seamIsEmpty', params: { seam } }, target }) as const;
+
+/** A seam's `onError`: the throw is the turn's failure, reported once as coming from `origin`. */
+const failAt = (origin: string) => ({
+  target: '#turn.closing' as const,
+  actions: [
+    {
+      type: 'recordFailure' as const,
+      params: ({ event }: { event: { error: unknown } }) => ({ error: event.error }),
+    },
+    { type: 'reportFailure' as const, params: { origin } },
+  ],
 });
 
+/** The request failed for good: its failure becomes the turn's, reported as the model's. */
+const failTheRequest = ['failRequest', { type: 'reportFailure', params: { origin: 'model' } }] as const;
+
+/** The batch failed (it reports a refused append, or it died): repair its calls, close with `error`. */
+const repairBatch = {
+  target: '#turn.closing',
+  actions: [
+    'repairCalls',
+    { type: 'recordFailure', params: batchFailureOf },
+    { type: 'reportFailure', params: { origin: 'toolBatch' } },
+  ],
+} as const;
+
+/** The step's results are recorded: its FIFO follows them into the log. */
+const flushStepFifo = ['appendStepFifo', 'clearStepFifo'] as const;
+
 /**
- * The turn statechart: one claimed message from `turn/start` to `turn/end` and its flush.
+ * The turn statechart: one claimed message from `turn/start` to `turn/end` and its flush. Each seam
+ * state enters `check`, which skips an empty seam, and invokes the seam in `running` otherwise.
  * Un-provided: bind services with `createTurnLogic(services)`.
  */
 export const turnMachine = turnSetup.createMachine({
   id: 'turn',
-  context: ({ input }) => ({
-    ...input,
-    step: 0,
-    stepOpen: false,
-    stepFifo: [],
-    steering: [],
-    dropped: [],
-    held: [],
-    calls: [],
-    hadToolCalls: false,
-    steered: false,
-    maxTokens: false,
-    maxSteps: false,
-    answered: false,
-    requestFailures: 0,
-    requestFailure: null,
-    failure: null,
-    rejected: null,
-    cancel: null,
-    proceed: false,
-    stop: null,
-    endReason: null,
-  }),
+  context: ({ input }) => initialTurnContext(input),
   initial: 'opening',
   states: {
     opening: {
@@ -74,7 +77,7 @@ export const turnMachine = turnSetup.createMachine({
           actions: [
             {
               type: 'recordFailure',
-              params: ({ event }) => ({ error: { ...event.error, code: 'INTERNAL_ERROR' } }),
+              params: ({ event }) => ({ error: { ...event.error, code: TurnFailureCode.internalError } }),
             },
             // Closed before the report: an agent/error listener's steer must find the agent past `open`.
             'notifyClosed',
@@ -100,53 +103,59 @@ export const turnMachine = turnSetup.createMachine({
       initial: 'promptSubmit',
       states: {
         promptSubmit: {
-          always: {
-            guard: { type: 'seamIsEmpty', params: { seam: Seam.promptSubmit } },
-            target: 'step',
-            actions: [
-              {
-                type: 'emitDefaultDecided',
-                params: ({ context }) => ({
-                  seam: Seam.promptSubmit,
-                  decision: defaultPromptDecision(context.item),
-                }),
-              },
-              {
-                type: 'recordPrompt',
-                params: ({ context }) => ({ decision: defaultPromptDecision(context.item) }),
-              },
-            ],
-          },
-          invoke: {
-            id: 'promptSubmit',
-            src: 'promptSubmit',
-            input: ({ context }): PromptSubmitInput => ({ ...seamInput({ context }), item: context.item }),
-            onDone: [
-              {
-                guard: 'promptBlocked',
-                target: '#turn.closing',
-                actions: [
-                  {
-                    type: 'recordBlocked',
-                    params: ({ event }) => ({
-                      reason: blockReason(event.output),
-                      contexts: blockContexts(event.output),
-                    }),
-                  },
-                  { type: 'recordRejected', params: ({ event }) => ({ reason: blockReason(event.output) }) },
-                ],
-              },
-              {
-                target: 'step',
-                actions: { type: 'recordPrompt', params: ({ event }) => ({ decision: event.output }) },
-              },
-            ],
-            onError: {
-              target: '#turn.closing',
-              actions: [
-                { type: 'recordFailure', params: ({ event }) => ({ error: event.error }) },
-                { type: 'reportFailure', params: { origin: Seam.promptSubmit } },
+          initial: 'check',
+          states: {
+            check: {
+              always: [
+                {
+                  ...skip(Seam.promptSubmit, '#turn.open.step'),
+                  actions: [
+                    {
+                      type: 'emitDefaultDecided',
+                      params: ({ context }) => ({
+                        seam: Seam.promptSubmit,
+                        decision: defaultPromptDecision(context.item),
+                      }),
+                    },
+                    {
+                      type: 'recordPrompt',
+                      params: ({ context }) => ({ decision: defaultPromptDecision(context.item) }),
+                    },
+                  ],
+                },
+                'running',
               ],
+            },
+            running: {
+              invoke: {
+                id: 'promptSubmit',
+                src: 'promptSubmit',
+                input: promptSubmitInputOf,
+                onDone: [
+                  {
+                    guard: 'promptBlocked',
+                    target: '#turn.closing',
+                    actions: [
+                      {
+                        type: 'recordBlocked',
+                        params: ({ event }) => ({
+                          reason: blockReason(event.output),
+                          contexts: blockContexts(event.output),
+                        }),
+                      },
+                      {
+                        type: 'recordRejected',
+                        params: ({ event }) => ({ reason: blockReason(event.output) }),
+                      },
+                    ],
+                  },
+                  {
+                    target: '#turn.open.step',
+                    actions: { type: 'recordPrompt', params: ({ event }) => ({ decision: event.output }) },
+                  },
+                ],
+                onError: failAt(Seam.promptSubmit),
+              },
             },
           },
         },
@@ -156,140 +165,112 @@ export const turnMachine = turnSetup.createMachine({
           states: {
             drainSteering: {
               entry: ['recordSteering', 'reportSteeringEnded', 'clearSteering'],
-              always: [bail, { target: 'preStep' }],
+              always: [bail, 'preStep'],
             },
             preStep: {
-              always: [
-                bail,
-                { guard: { type: 'seamIsEmpty', params: { seam: Seam.preStep } }, target: 'requesting' },
-              ],
-              invoke: {
-                id: 'preStep',
-                src: 'preStep',
-                input: seamInput,
-                onDone: 'requesting',
-                onError: {
-                  target: '#turn.closing',
-                  actions: [
-                    { type: 'recordFailure', params: ({ event }) => ({ error: event.error }) },
-                    { type: 'reportFailure', params: { origin: Seam.preStep } },
-                  ],
-                },
-              },
-            },
-            requesting: {
-              entry: ['openStep', 'appendStepStart'],
-              always: bail,
-              invoke: {
-                id: 'model',
-                src: 'model',
-                input: ({ context }): ModelInput => ({
-                  ...seamInput({ context }),
-                  answered: context.answered,
-                }),
-                onDone: {
-                  target: 'answered',
-                  actions: [
-                    { type: 'acceptAnswer', params: ({ event }) => ({ answer: event.output }) },
-                    { type: 'recordAnswer', params: ({ event }) => ({ answer: event.output }) },
-                  ],
-                },
-                onError: {
-                  target: '#turn.open.requestError',
-                  actions: [
-                    { type: 'recordRequestFailure', params: ({ event }) => ({ error: event.error }) },
-                    'appendStepFifo',
-                    'appendStepEnd',
-                    'closeStep',
-                  ],
-                },
-              },
-              on: {
-                // From step/start until the step's results are recorded, contexts wait in the step FIFO.
-                INJECT: {
-                  actions: { type: 'pushStepFifo', params: ({ event }) => ({ contexts: [event.injection] }) },
-                },
-              },
-            },
-            answered: {
-              always: [
-                bail,
-                { guard: 'answerHasToolCalls', target: 'tools' },
-                // No tool calls: the step's results are recorded, so its FIFO follows the answer now.
-                { target: 'postBatchSteering', actions: ['appendStepFifo', 'clearStepFifo'] },
-              ],
-              on: {
-                INJECT: {
-                  actions: { type: 'pushStepFifo', params: ({ event }) => ({ contexts: [event.injection] }) },
-                },
-              },
-            },
-            tools: {
-              initial: 'running',
-              invoke: {
-                id: 'toolBatch',
-                src: 'toolBatch',
-                input: ({ context }): ToolBatchInput => ({
-                  scopeKey: context.scopeKey,
-                  turn: context.turn,
-                  step: context.step,
-                  calls: [...context.calls],
-                  maxParallel: context.maxParallel,
-                }),
-                onDone: [
-                  {
-                    // An append of the batch failed: like a failed append of the turn, plus the repair.
-                    guard: 'batchFailed',
-                    target: '#turn.closing',
-                    actions: [
-                      'repairCalls',
-                      {
-                        type: 'recordFailure',
-                        params: ({ event }) => ({ error: internalError(event.output.error) }),
-                      },
-                      { type: 'reportFailure', params: { origin: 'toolBatch' } },
-                    ],
-                  },
-                  { target: 'postBatchSteering', actions: ['appendStepFifo', 'clearStepFifo'] },
-                ],
-                onError: {
-                  // The batch died: repair its calls, then close the step and the turn with `error`.
-                  target: '#turn.closing',
-                  actions: [
-                    'repairCalls',
-                    { type: 'recordFailure', params: ({ event }) => ({ error: internalError(event.error) }) },
-                    { type: 'reportFailure', params: { origin: 'toolBatch' } },
-                  ],
-                },
-              },
-              on: {
-                INJECT: {
-                  actions: { type: 'pushStepFifo', params: ({ event }) => ({ contexts: [event.injection] }) },
-                },
-                CALL_COMMITTED: {
-                  actions: { type: 'pushStepFifo', params: ({ event }) => ({ contexts: event.contexts }) },
-                },
-              },
+              initial: 'check',
               states: {
+                check: {
+                  always: [bail, skip(Seam.preStep, '#turn.open.step.inFlight'), 'running'],
+                },
                 running: {
-                  on: {
-                    // The batch is aborted and awaited: started calls drain, unstarted ones get synthetic pairs.
-                    // ABORT first: the turn signal's abort reaches the batch too, and may finish it at once.
-                    CANCEL: {
-                      target: 'draining',
+                  always: bail,
+                  invoke: {
+                    id: 'preStep',
+                    src: 'preStep',
+                    input: seamInputOf,
+                    onDone: '#turn.open.step.inFlight',
+                    onError: failAt(Seam.preStep),
+                  },
+                },
+              },
+            },
+            inFlight: {
+              // From step/start until the step's results are recorded, contexts wait in the step FIFO.
+              on: {
+                INJECT: {
+                  actions: { type: 'pushStepFifo', params: ({ event }) => ({ contexts: [event.injection] }) },
+                },
+              },
+              initial: 'requesting',
+              states: {
+                requesting: {
+                  entry: ['openStep', 'appendStepStart'],
+                  always: bail,
+                  invoke: {
+                    id: 'model',
+                    src: 'model',
+                    input: modelInputOf,
+                    onDone: {
+                      target: 'answered',
                       actions: [
-                        { type: 'recordCancel', params: ({ event }) => event },
-                        'abortBatch',
-                        'abortTurn',
+                        { type: 'acceptAnswer', params: ({ event }) => ({ answer: event.output }) },
+                        { type: 'recordAnswer', params: ({ event }) => ({ answer: event.output }) },
+                      ],
+                    },
+                    onError: {
+                      target: '#turn.open.requestError',
+                      actions: [
+                        { type: 'recordRequestFailure', params: ({ event }) => ({ error: event.error }) },
+                        'appendStepFifo',
+                        'appendStepEnd',
+                        'closeStep',
                       ],
                     },
                   },
                 },
-                draining: {
+                answered: {
+                  always: [
+                    bail,
+                    { guard: 'answerHasToolCalls', target: 'tools' },
+                    // No tool calls: the step's results are recorded, so its FIFO follows the answer now.
+                    { target: '#turn.open.step.postBatchSteering', actions: flushStepFifo },
+                  ],
+                },
+                tools: {
+                  initial: 'running',
+                  invoke: {
+                    id: 'toolBatch',
+                    src: 'toolBatch',
+                    input: toolBatchInputOf,
+                    onDone: [
+                      // An append of the batch failed: like a failed append of the turn, plus the repair.
+                      { guard: 'batchFailed', ...repairBatch },
+                      { target: '#turn.open.step.postBatchSteering', actions: flushStepFifo },
+                    ],
+                    // The batch died: the same repair, then close the step and the turn with `error`.
+                    onError: repairBatch,
+                  },
                   on: {
-                    // A later cause (dispose over a user cancel) still wins; the batch is already aborted.
-                    CANCEL: {
-                      actions: [{ type: 'recordCancel', params: ({ event }) => event }, 'abortTurn'],
+                    CALL_COMMITTED: {
+                      actions: {
+                        type: 'pushStepFifo',
+                        params: ({ event }) => ({ contexts: event.contexts }),
+                      },
+                    },
+                  },
+                  states: {
+                    running: {
+                      on: {
+                        // The batch is aborted and awaited: started calls drain, unstarted ones get synthetic pairs.
+                        // ABORT first: the turn signal's abort reaches the batch too, and may finish it at once.
+                        CANCEL: {
+                          target: 'draining',
+                          actions: [
+                            { type: 'recordCancel', params: ({ event }) => event },
+                            'abortBatch',
+                            'abortTurn',
+                          ],
+                        },
+                      },
+                    },
+                    draining: {
+                      on: {
+                        // A later cause (dispose over a user cancel) still wins; the batch is already aborted.
+                        CANCEL: {
+                          actions: [{ type: 'recordCancel', params: ({ event }) => event }, 'abortTurn'],
+                        },
+                      },
                     },
                   },
                 },
@@ -297,7 +278,7 @@ export const turnMachine = turnSetup.createMachine({
             },
             postBatchSteering: {
               always: [
-                { guard: 'hasFailure', target: '#turn.closing' },
+                bail,
                 // Steering is never drained into an aborted turn.
                 { guard: 'isCancelled', target: 'abortedPostStep' },
                 {
@@ -307,125 +288,130 @@ export const turnMachine = turnSetup.createMachine({
               ],
             },
             postStep: {
-              always: [
-                bail,
-                {
-                  guard: { type: 'seamIsEmpty', params: { seam: Seam.postStep } },
-                  target: 'continuation',
-                  actions: ['appendStepEnd', 'closeStep'],
-                },
-              ],
-              invoke: {
-                id: 'postStep',
-                src: 'postStep',
-                input: seamInput,
-                onDone: { target: 'continuation', actions: ['appendStepEnd', 'closeStep'] },
-                onError: {
-                  target: '#turn.closing',
-                  actions: [
-                    { type: 'recordFailure', params: ({ event }) => ({ error: event.error }) },
-                    { type: 'reportFailure', params: { origin: Seam.postStep } },
+              initial: 'check',
+              states: {
+                check: {
+                  always: [
+                    bail,
+                    {
+                      ...skip(Seam.postStep, '#turn.open.step.continuation'),
+                      actions: ['appendStepEnd', 'closeStep'],
+                    },
+                    'running',
                   ],
+                },
+                running: {
+                  always: bail,
+                  invoke: {
+                    id: 'postStep',
+                    src: 'postStep',
+                    input: seamInputOf,
+                    onDone: {
+                      target: '#turn.open.step.continuation',
+                      actions: ['appendStepEnd', 'closeStep'],
+                    },
+                    onError: failAt(Seam.postStep),
+                  },
                 },
               },
             },
             abortedPostStep: {
               // Post-step runs once after a cancelled batch, with the aborted signal, bounded by cancelGrace.
-              always: {
-                guard: { type: 'seamIsEmpty', params: { seam: Seam.postStep } },
-                target: '#turn.closing',
+              initial: 'check',
+              states: {
+                check: { always: [skip(Seam.postStep, '#turn.closing'), 'running'] },
+                running: {
+                  invoke: {
+                    id: 'abortedPostStep',
+                    src: 'postStep',
+                    input: seamInputOf,
+                    onDone: '#turn.closing',
+                    // The turn is already interrupted; interruptions never emit agent/error.
+                    onError: '#turn.closing',
+                  },
+                  after: { cancelGrace: '#turn.closing' },
+                },
               },
-              invoke: {
-                id: 'abortedPostStep',
-                src: 'postStep',
-                input: seamInput,
-                onDone: '#turn.closing',
-                // The turn is already interrupted; interruptions never emit agent/error.
-                onError: '#turn.closing',
-              },
-              after: { cancelGrace: '#turn.closing' },
             },
             continuation: {
-              always: [
-                bail,
-                {
-                  guard: { type: 'seamIsEmpty', params: { seam: Seam.turnContinuation } },
-                  target: 'turnStop',
-                  actions: [
+              initial: 'check',
+              states: {
+                check: {
+                  always: [
+                    bail,
                     {
-                      type: 'emitDefaultDecided',
-                      params: ({ context }) => ({
-                        seam: Seam.turnContinuation,
-                        decision: defaultContinuation(context),
-                      }),
+                      ...skip(Seam.turnContinuation, '#turn.open.step.turnStop'),
+                      actions: [
+                        {
+                          type: 'emitDefaultDecided',
+                          params: ({ context }) => ({
+                            seam: Seam.turnContinuation,
+                            decision: defaultContinuation(context),
+                          }),
+                        },
+                        {
+                          type: 'applyContinuation',
+                          params: ({ context }) => ({ decision: defaultContinuation(context) }),
+                        },
+                      ],
                     },
-                    {
-                      type: 'applyContinuation',
-                      params: ({ context }) => ({ decision: defaultContinuation(context) }),
-                    },
+                    'running',
                   ],
                 },
-              ],
-              invoke: {
-                id: 'continuation',
-                src: 'continuation',
-                input: ({ context }): ContinuationInput => ({
-                  ...seamInput({ context }),
-                  defaultDecision: defaultContinuation(context),
-                }),
-                onDone: {
-                  target: 'turnStop',
-                  actions: [
-                    { type: 'applyContinuation', params: ({ event }) => ({ decision: event.output }) },
-                    'announceContinueReason',
-                    'reportSteeringHeld',
-                  ],
-                },
-                onError: {
-                  target: '#turn.closing',
-                  actions: [
-                    { type: 'recordFailure', params: ({ event }) => ({ error: event.error }) },
-                    { type: 'reportFailure', params: { origin: Seam.turnContinuation } },
-                  ],
+                running: {
+                  always: bail,
+                  invoke: {
+                    id: 'continuation',
+                    src: 'continuation',
+                    input: continuationInputOf,
+                    onDone: {
+                      target: '#turn.open.step.turnStop',
+                      actions: [
+                        { type: 'applyContinuation', params: ({ event }) => ({ decision: event.output }) },
+                        'announceContinueReason',
+                        'reportSteeringHeld',
+                      ],
+                    },
+                    onError: failAt(Seam.turnContinuation),
+                  },
                 },
               },
             },
             turnStop: {
-              always: [
-                bail,
-                { guard: { type: 'seamIsEmpty', params: { seam: Seam.turnStop } }, target: 'deciding' },
-              ],
-              invoke: {
-                id: 'turnStop',
-                src: 'turnStop',
-                input: seamInput,
-                onDone: [
-                  {
-                    // A stop is terminal: pending steering is discarded, later steering too (by the agent).
-                    guard: 'stopReturned',
-                    target: '#turn.closing',
-                    actions: [
-                      { type: 'recordStop', params: ({ event }) => ({ output: event.output }) },
-                      'discardSteering',
-                      'reportSteeringEnded',
-                      'clearSteering',
+              initial: 'check',
+              states: {
+                check: {
+                  always: [bail, skip(Seam.turnStop, '#turn.open.step.deciding'), 'running'],
+                },
+                running: {
+                  always: bail,
+                  invoke: {
+                    id: 'turnStop',
+                    src: 'turnStop',
+                    input: seamInputOf,
+                    onDone: [
+                      {
+                        // A stop is terminal: pending steering is discarded, later steering too (by the agent).
+                        guard: 'stopReturned',
+                        target: '#turn.closing',
+                        actions: [
+                          { type: 'recordStop', params: ({ event }) => ({ output: event.output }) },
+                          'discardSteering',
+                          'reportSteeringEnded',
+                          'clearSteering',
+                        ],
+                      },
+                      '#turn.open.step.deciding',
                     ],
+                    onError: failAt(Seam.turnStop),
                   },
-                  { target: 'deciding' },
-                ],
-                onError: {
-                  target: '#turn.closing',
-                  actions: [
-                    { type: 'recordFailure', params: ({ event }) => ({ error: event.error }) },
-                    { type: 'reportFailure', params: { origin: Seam.turnStop } },
-                  ],
                 },
               },
             },
             deciding: {
               // Pending steering overrides a stop; the step cap closes the edge back into `step`.
+              // No `bail`: only `turnStop` leads here, and it bails first, running no action on the way.
               always: [
-                bail,
                 {
                   guard: 'stepCapReached',
                   target: '#turn.closing',
@@ -437,53 +423,52 @@ export const turnMachine = turnSetup.createMachine({
                   ],
                 },
                 { guard: 'shouldContinue', target: '#turn.open.step', reenter: true },
-                { target: '#turn.closing' },
+                '#turn.closing',
               ],
             },
           },
         },
         requestError: {
-          always: [
-            bail,
-            {
-              guard: { type: 'seamIsEmpty', params: { seam: Seam.requestError } },
-              target: '#turn.closing',
-              actions: [
+          initial: 'check',
+          states: {
+            check: {
+              always: [
+                bail,
                 {
-                  type: 'emitDefaultDecided',
-                  params: { seam: Seam.requestError, decision: { action: 'fail' } },
+                  ...skip(Seam.requestError, '#turn.closing'),
+                  actions: [
+                    {
+                      type: 'emitDefaultDecided',
+                      params: { seam: Seam.requestError, decision: { action: 'fail' } },
+                    },
+                    ...failTheRequest,
+                  ],
                 },
-                'failRequest',
-                { type: 'reportFailure', params: { origin: 'model' } },
+                'running',
               ],
             },
-          ],
-          invoke: {
-            id: 'requestError',
-            src: 'requestError',
-            input: ({ context }): RequestErrorInput => ({
-              ...seamInput({ context }),
-              error: context.requestFailure ?? { message: 'The model request failed' },
-              priorFailures: context.requestFailures - 1,
-            }),
-            onDone: [
-              { guard: 'retryAllowed', target: 'step' },
-              {
-                target: '#turn.closing',
-                actions: ['failRequest', { type: 'reportFailure', params: { origin: 'model' } }],
-              },
-            ],
-            onError: {
-              // A throwing recovery listener is reported and counts as `fail`.
-              target: '#turn.closing',
-              actions: [
-                {
-                  type: 'reportListenerFailure',
-                  params: ({ event }) => ({ origin: Seam.requestError, error: event.error }),
+            running: {
+              always: bail,
+              invoke: {
+                id: 'requestError',
+                src: 'requestError',
+                input: requestErrorInputOf,
+                onDone: [
+                  { guard: 'retryAllowed', target: '#turn.open.step' },
+                  { target: '#turn.closing', actions: failTheRequest },
+                ],
+                onError: {
+                  // A throwing recovery listener is reported and counts as `fail`.
+                  target: '#turn.closing',
+                  actions: [
+                    {
+                      type: 'reportListenerFailure',
+                      params: ({ event }) => ({ origin: Seam.requestError, error: event.error }),
+                    },
+                    ...failTheRequest,
+                  ],
                 },
-                'failRequest',
-                { type: 'reportFailure', params: { origin: 'model' } },
-              ],
+              },
             },
           },
         },
@@ -518,11 +503,5 @@ export const turnMachine = turnSetup.createMachine({
     },
     done: { type: 'final' },
   },
-  output: ({ context }) => ({
-    reason: context.endReason ?? resolveTurnEndReason(context),
-    leftoverSteering: context.steering,
-    droppedSteering: context.dropped,
-    terminalStopped: context.stop !== null,
-    heldInjections: context.held,
-  }),
+  output: ({ context }) => toTurnOutput(context),
 });

@@ -68,6 +68,9 @@ actor \`X\` settling; \`always\` edges are eventless; \`after D\` is a delay; \`
 An edge that leaves or enters a nested state is drawn on the composite around it and says
 \`(from child)\` / \`(to child)\`. \`invoke id (src: s) → seam\` names the invoked actor and the seam it
 calls. Transitions that only run actions (no target) are not drawn.
+In the DOT/SVG drawings, transitions between the same two states share one edge with a label line
+each, and a transition with the same label and target from several states of one composite is drawn
+once from the composite, its \`from a, b, …\` line naming the states it leaves.
 For an SVG: \`toSvg(machine)\` (Graphviz as wasm) or \`dot -Tsvg turn.dot\`.
 `;
 

@@ -1,5 +1,8 @@
 import type { AnyStateMachine } from 'xstate';
+import { bundleEdges } from './bundleEdges.js';
 import { ancestorsOf, describeInvoke, readGraph, type VizState } from './graph.js';
+
+const FONT = '"Helvetica,Arial,Liberation Sans,sans-serif"';
 
 /**
  * Render a machine as Graphviz DOT: compound and parallel states as clusters (`compound=true`, edges
@@ -13,8 +16,14 @@ export function toDot(machine: AnyStateMachine): string {
   const lines = [
     `digraph ${quote(graph.root.id)} {`,
     '  compound=true;',
-    '  node [shape=box, style=rounded, fontname="Helvetica", fontsize=11];',
-    '  edge [fontname="Helvetica", fontsize=9];',
+    // One ranking across clusters: without it, nested seam states pull the flow sideways and upwards.
+    '  newrank=true;',
+    // Edge labels are laid out as nodes: this keeps the labels of neighbouring edges apart.
+    '  nodesep=0.5;',
+    // Helvetica metrics for the layout; viewers without Helvetica fall back to fonts of the same widths.
+    `  fontname=${FONT};`,
+    `  node [shape=box, style=rounded, fontname=${FONT}, fontsize=11];`,
+    `  edge [fontname=${FONT}, fontsize=9];`,
   ];
 
   const writeState = (state: VizState, indent: string): void => {
@@ -37,19 +46,13 @@ export function toDot(machine: AnyStateMachine): string {
   };
 
   writeState(graph.root, '  ');
-  const seen = new Set<string>();
-  for (const edge of graph.edges) {
-    const source = graph.states.get(edge.source)!;
-    const target = graph.states.get(edge.target)!;
-    const attributes = [`label=${quote(edge.label)}`];
+  for (const { source, target, labels } of bundleEdges(graph)) {
+    const attributes = [`label=${quote(labels.join('\n'))}`];
     if (source.children.length > 0 && !isWithin(target, source))
       attributes.push(`ltail=${quote(clusterOf(source))}`);
     if (target.children.length > 0 && !isWithin(source, target))
       attributes.push(`lhead=${quote(clusterOf(target))}`);
-    const line = `  ${quote(source.id)} -> ${quote(target.id)} [${attributes.join(', ')}];`;
-    if (seen.has(line)) continue;
-    seen.add(line);
-    lines.push(line);
+    lines.push(`  ${quote(source.id)} -> ${quote(target.id)} [${attributes.join(', ')}];`);
   }
   lines.push('}');
   return `${lines.join('\n')}\n`;

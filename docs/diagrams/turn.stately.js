@@ -51,59 +51,69 @@ const turnMachine = createMachine({
       "initial": "promptSubmit",
       "states": {
         "promptSubmit": {
-          "always": {
-            "guard": {
-              "type": "seamIsEmpty",
-              "params": {
-                "seam": "agent/prompt-submit"
-              }
+          "initial": "check",
+          "states": {
+            "check": {
+              "always": [
+                {
+                  "guard": {
+                    "type": "seamIsEmpty",
+                    "params": {
+                      "seam": "agent/prompt-submit"
+                    }
+                  },
+                  "target": "#turn.open.step",
+                  "actions": [
+                    {
+                      "type": "emitDefaultDecided"
+                    },
+                    {
+                      "type": "recordPrompt"
+                    }
+                  ]
+                },
+                "running"
+              ]
             },
-            "target": "step",
-            "actions": [
-              {
-                "type": "emitDefaultDecided"
-              },
-              {
-                "type": "recordPrompt"
-              }
-            ]
-          },
-          "invoke": {
-            "id": "promptSubmit",
-            "src": "promptSubmit",
-            "onDone": [
-              {
-                "guard": "promptBlocked",
-                "target": "#turn.closing",
-                "actions": [
+            "running": {
+              "invoke": {
+                "id": "promptSubmit",
+                "src": "promptSubmit",
+                "onDone": [
                   {
-                    "type": "recordBlocked"
+                    "guard": "promptBlocked",
+                    "target": "#turn.closing",
+                    "actions": [
+                      {
+                        "type": "recordBlocked"
+                      },
+                      {
+                        "type": "recordRejected"
+                      }
+                    ]
                   },
                   {
-                    "type": "recordRejected"
+                    "target": "#turn.open.step",
+                    "actions": {
+                      "type": "recordPrompt"
+                    }
                   }
-                ]
-              },
-              {
-                "target": "step",
-                "actions": {
-                  "type": "recordPrompt"
+                ],
+                "onError": {
+                  "target": "#turn.closing",
+                  "actions": [
+                    {
+                      "type": "recordFailure"
+                    },
+                    {
+                      "type": "reportFailure",
+                      "params": {
+                        "origin": "agent/prompt-submit"
+                      }
+                    }
+                  ]
                 }
               }
-            ],
-            "onError": {
-              "target": "#turn.closing",
-              "actions": [
-                {
-                  "type": "recordFailure"
-                },
-                {
-                  "type": "reportFailure",
-                  "params": {
-                    "origin": "agent/prompt-submit"
-                  }
-                }
-              ]
             }
           }
         },
@@ -122,198 +132,201 @@ const turnMachine = createMachine({
                   "guard": "hasFailure",
                   "target": "#turn.closing"
                 },
-                {
-                  "target": "preStep"
-                }
+                "preStep"
               ]
             },
             "preStep": {
-              "always": [
-                {
-                  "guard": "hasFailure",
-                  "target": "#turn.closing"
+              "initial": "check",
+              "states": {
+                "check": {
+                  "always": [
+                    {
+                      "guard": "hasFailure",
+                      "target": "#turn.closing"
+                    },
+                    {
+                      "guard": {
+                        "type": "seamIsEmpty",
+                        "params": {
+                          "seam": "agent/pre-step"
+                        }
+                      },
+                      "target": "#turn.open.step.inFlight"
+                    },
+                    "running"
+                  ]
                 },
-                {
-                  "guard": {
-                    "type": "seamIsEmpty",
-                    "params": {
-                      "seam": "agent/pre-step"
-                    }
+                "running": {
+                  "always": {
+                    "guard": "hasFailure",
+                    "target": "#turn.closing"
                   },
-                  "target": "requesting"
-                }
-              ],
-              "invoke": {
-                "id": "preStep",
-                "src": "preStep",
-                "onDone": "requesting",
-                "onError": {
-                  "target": "#turn.closing",
-                  "actions": [
-                    {
-                      "type": "recordFailure"
-                    },
-                    {
-                      "type": "reportFailure",
-                      "params": {
-                        "origin": "agent/pre-step"
-                      }
+                  "invoke": {
+                    "id": "preStep",
+                    "src": "preStep",
+                    "onDone": "#turn.open.step.inFlight",
+                    "onError": {
+                      "target": "#turn.closing",
+                      "actions": [
+                        {
+                          "type": "recordFailure"
+                        },
+                        {
+                          "type": "reportFailure",
+                          "params": {
+                            "origin": "agent/pre-step"
+                          }
+                        }
+                      ]
                     }
-                  ]
+                  }
                 }
               }
             },
-            "requesting": {
-              "entry": [
-                "openStep",
-                "appendStepStart"
-              ],
-              "always": {
-                "guard": "hasFailure",
-                "target": "#turn.closing"
-              },
-              "invoke": {
-                "id": "model",
-                "src": "model",
-                "onDone": {
-                  "target": "answered",
-                  "actions": [
-                    {
-                      "type": "acceptAnswer"
-                    },
-                    {
-                      "type": "recordAnswer"
-                    }
-                  ]
-                },
-                "onError": {
-                  "target": "#turn.open.requestError",
-                  "actions": [
-                    {
-                      "type": "recordRequestFailure"
-                    },
-                    "appendStepFifo",
-                    "appendStepEnd",
-                    "closeStep"
-                  ]
-                }
-              },
+            "inFlight": {
               "on": {
                 "INJECT": {
                   "actions": {
                     "type": "pushStepFifo"
                   }
                 }
-              }
-            },
-            "answered": {
-              "always": [
-                {
-                  "guard": "hasFailure",
-                  "target": "#turn.closing"
-                },
-                {
-                  "guard": "answerHasToolCalls",
-                  "target": "tools"
-                },
-                {
-                  "target": "postBatchSteering",
-                  "actions": [
-                    "appendStepFifo",
-                    "clearStepFifo"
-                  ]
-                }
-              ],
-              "on": {
-                "INJECT": {
-                  "actions": {
-                    "type": "pushStepFifo"
+              },
+              "initial": "requesting",
+              "states": {
+                "requesting": {
+                  "entry": [
+                    "openStep",
+                    "appendStepStart"
+                  ],
+                  "always": {
+                    "guard": "hasFailure",
+                    "target": "#turn.closing"
+                  },
+                  "invoke": {
+                    "id": "model",
+                    "src": "model",
+                    "onDone": {
+                      "target": "answered",
+                      "actions": [
+                        {
+                          "type": "acceptAnswer"
+                        },
+                        {
+                          "type": "recordAnswer"
+                        }
+                      ]
+                    },
+                    "onError": {
+                      "target": "#turn.open.requestError",
+                      "actions": [
+                        {
+                          "type": "recordRequestFailure"
+                        },
+                        "appendStepFifo",
+                        "appendStepEnd",
+                        "closeStep"
+                      ]
+                    }
                   }
-                }
-              }
-            },
-            "tools": {
-              "initial": "running",
-              "invoke": {
-                "id": "toolBatch",
-                "src": "toolBatch",
-                "onDone": [
-                  {
-                    "guard": "batchFailed",
-                    "target": "#turn.closing",
-                    "actions": [
-                      "repairCalls",
+                },
+                "answered": {
+                  "always": [
+                    {
+                      "guard": "hasFailure",
+                      "target": "#turn.closing"
+                    },
+                    {
+                      "guard": "answerHasToolCalls",
+                      "target": "tools"
+                    },
+                    {
+                      "target": "#turn.open.step.postBatchSteering",
+                      "actions": [
+                        "appendStepFifo",
+                        "clearStepFifo"
+                      ]
+                    }
+                  ]
+                },
+                "tools": {
+                  "initial": "running",
+                  "invoke": {
+                    "id": "toolBatch",
+                    "src": "toolBatch",
+                    "onDone": [
                       {
-                        "type": "recordFailure"
+                        "guard": "batchFailed",
+                        "target": "#turn.closing",
+                        "actions": [
+                          "repairCalls",
+                          {
+                            "type": "recordFailure"
+                          },
+                          {
+                            "type": "reportFailure",
+                            "params": {
+                              "origin": "toolBatch"
+                            }
+                          }
+                        ]
                       },
                       {
-                        "type": "reportFailure",
-                        "params": {
-                          "origin": "toolBatch"
+                        "target": "#turn.open.step.postBatchSteering",
+                        "actions": [
+                          "appendStepFifo",
+                          "clearStepFifo"
+                        ]
+                      }
+                    ],
+                    "onError": {
+                      "target": "#turn.closing",
+                      "actions": [
+                        "repairCalls",
+                        {
+                          "type": "recordFailure"
+                        },
+                        {
+                          "type": "reportFailure",
+                          "params": {
+                            "origin": "toolBatch"
+                          }
+                        }
+                      ]
+                    }
+                  },
+                  "on": {
+                    "CALL_COMMITTED": {
+                      "actions": {
+                        "type": "pushStepFifo"
+                      }
+                    }
+                  },
+                  "states": {
+                    "running": {
+                      "on": {
+                        "CANCEL": {
+                          "target": "draining",
+                          "actions": [
+                            {
+                              "type": "recordCancel"
+                            },
+                            "abortBatch",
+                            "abortTurn"
+                          ]
                         }
                       }
-                    ]
-                  },
-                  {
-                    "target": "postBatchSteering",
-                    "actions": [
-                      "appendStepFifo",
-                      "clearStepFifo"
-                    ]
-                  }
-                ],
-                "onError": {
-                  "target": "#turn.closing",
-                  "actions": [
-                    "repairCalls",
-                    {
-                      "type": "recordFailure"
                     },
-                    {
-                      "type": "reportFailure",
-                      "params": {
-                        "origin": "toolBatch"
+                    "draining": {
+                      "on": {
+                        "CANCEL": {
+                          "actions": [
+                            {
+                              "type": "recordCancel"
+                            },
+                            "abortTurn"
+                          ]
+                        }
                       }
-                    }
-                  ]
-                }
-              },
-              "on": {
-                "INJECT": {
-                  "actions": {
-                    "type": "pushStepFifo"
-                  }
-                },
-                "CALL_COMMITTED": {
-                  "actions": {
-                    "type": "pushStepFifo"
-                  }
-                }
-              },
-              "states": {
-                "running": {
-                  "on": {
-                    "CANCEL": {
-                      "target": "draining",
-                      "actions": [
-                        {
-                          "type": "recordCancel"
-                        },
-                        "abortBatch",
-                        "abortTurn"
-                      ]
-                    }
-                  }
-                },
-                "draining": {
-                  "on": {
-                    "CANCEL": {
-                      "actions": [
-                        {
-                          "type": "recordCancel"
-                        },
-                        "abortTurn"
-                      ]
                     }
                   }
                 }
@@ -341,182 +354,222 @@ const turnMachine = createMachine({
               ]
             },
             "postStep": {
-              "always": [
-                {
-                  "guard": "hasFailure",
-                  "target": "#turn.closing"
-                },
-                {
-                  "guard": {
-                    "type": "seamIsEmpty",
-                    "params": {
-                      "seam": "agent/post-step"
-                    }
-                  },
-                  "target": "continuation",
-                  "actions": [
-                    "appendStepEnd",
-                    "closeStep"
-                  ]
-                }
-              ],
-              "invoke": {
-                "id": "postStep",
-                "src": "postStep",
-                "onDone": {
-                  "target": "continuation",
-                  "actions": [
-                    "appendStepEnd",
-                    "closeStep"
-                  ]
-                },
-                "onError": {
-                  "target": "#turn.closing",
-                  "actions": [
+              "initial": "check",
+              "states": {
+                "check": {
+                  "always": [
                     {
-                      "type": "recordFailure"
+                      "guard": "hasFailure",
+                      "target": "#turn.closing"
                     },
                     {
-                      "type": "reportFailure",
-                      "params": {
-                        "origin": "agent/post-step"
-                      }
-                    }
+                      "guard": {
+                        "type": "seamIsEmpty",
+                        "params": {
+                          "seam": "agent/post-step"
+                        }
+                      },
+                      "target": "#turn.open.step.continuation",
+                      "actions": [
+                        "appendStepEnd",
+                        "closeStep"
+                      ]
+                    },
+                    "running"
                   ]
+                },
+                "running": {
+                  "always": {
+                    "guard": "hasFailure",
+                    "target": "#turn.closing"
+                  },
+                  "invoke": {
+                    "id": "postStep",
+                    "src": "postStep",
+                    "onDone": {
+                      "target": "#turn.open.step.continuation",
+                      "actions": [
+                        "appendStepEnd",
+                        "closeStep"
+                      ]
+                    },
+                    "onError": {
+                      "target": "#turn.closing",
+                      "actions": [
+                        {
+                          "type": "recordFailure"
+                        },
+                        {
+                          "type": "reportFailure",
+                          "params": {
+                            "origin": "agent/post-step"
+                          }
+                        }
+                      ]
+                    }
+                  }
                 }
               }
             },
             "abortedPostStep": {
-              "always": {
-                "guard": {
-                  "type": "seamIsEmpty",
-                  "params": {
-                    "seam": "agent/post-step"
-                  }
+              "initial": "check",
+              "states": {
+                "check": {
+                  "always": [
+                    {
+                      "guard": {
+                        "type": "seamIsEmpty",
+                        "params": {
+                          "seam": "agent/post-step"
+                        }
+                      },
+                      "target": "#turn.closing"
+                    },
+                    "running"
+                  ]
                 },
-                "target": "#turn.closing"
-              },
-              "invoke": {
-                "id": "abortedPostStep",
-                "src": "postStep",
-                "onDone": "#turn.closing",
-                "onError": "#turn.closing"
-              },
-              "after": {
-                "cancelGrace": "#turn.closing"
+                "running": {
+                  "invoke": {
+                    "id": "abortedPostStep",
+                    "src": "postStep",
+                    "onDone": "#turn.closing",
+                    "onError": "#turn.closing"
+                  },
+                  "after": {
+                    "cancelGrace": "#turn.closing"
+                  }
+                }
               }
             },
             "continuation": {
-              "always": [
-                {
-                  "guard": "hasFailure",
-                  "target": "#turn.closing"
+              "initial": "check",
+              "states": {
+                "check": {
+                  "always": [
+                    {
+                      "guard": "hasFailure",
+                      "target": "#turn.closing"
+                    },
+                    {
+                      "guard": {
+                        "type": "seamIsEmpty",
+                        "params": {
+                          "seam": "agent/turn-continuation"
+                        }
+                      },
+                      "target": "#turn.open.step.turnStop",
+                      "actions": [
+                        {
+                          "type": "emitDefaultDecided"
+                        },
+                        {
+                          "type": "applyContinuation"
+                        }
+                      ]
+                    },
+                    "running"
+                  ]
                 },
-                {
-                  "guard": {
-                    "type": "seamIsEmpty",
-                    "params": {
-                      "seam": "agent/turn-continuation"
-                    }
+                "running": {
+                  "always": {
+                    "guard": "hasFailure",
+                    "target": "#turn.closing"
                   },
-                  "target": "turnStop",
-                  "actions": [
-                    {
-                      "type": "emitDefaultDecided"
+                  "invoke": {
+                    "id": "continuation",
+                    "src": "continuation",
+                    "onDone": {
+                      "target": "#turn.open.step.turnStop",
+                      "actions": [
+                        {
+                          "type": "applyContinuation"
+                        },
+                        "announceContinueReason",
+                        "reportSteeringHeld"
+                      ]
                     },
-                    {
-                      "type": "applyContinuation"
+                    "onError": {
+                      "target": "#turn.closing",
+                      "actions": [
+                        {
+                          "type": "recordFailure"
+                        },
+                        {
+                          "type": "reportFailure",
+                          "params": {
+                            "origin": "agent/turn-continuation"
+                          }
+                        }
+                      ]
                     }
-                  ]
-                }
-              ],
-              "invoke": {
-                "id": "continuation",
-                "src": "continuation",
-                "onDone": {
-                  "target": "turnStop",
-                  "actions": [
-                    {
-                      "type": "applyContinuation"
-                    },
-                    "announceContinueReason",
-                    "reportSteeringHeld"
-                  ]
-                },
-                "onError": {
-                  "target": "#turn.closing",
-                  "actions": [
-                    {
-                      "type": "recordFailure"
-                    },
-                    {
-                      "type": "reportFailure",
-                      "params": {
-                        "origin": "agent/turn-continuation"
-                      }
-                    }
-                  ]
+                  }
                 }
               }
             },
             "turnStop": {
-              "always": [
-                {
-                  "guard": "hasFailure",
-                  "target": "#turn.closing"
-                },
-                {
-                  "guard": {
-                    "type": "seamIsEmpty",
-                    "params": {
-                      "seam": "agent/turn-stop"
-                    }
-                  },
-                  "target": "deciding"
-                }
-              ],
-              "invoke": {
-                "id": "turnStop",
-                "src": "turnStop",
-                "onDone": [
-                  {
-                    "guard": "stopReturned",
-                    "target": "#turn.closing",
-                    "actions": [
-                      {
-                        "type": "recordStop"
-                      },
-                      "discardSteering",
-                      "reportSteeringEnded",
-                      "clearSteering"
-                    ]
-                  },
-                  {
-                    "target": "deciding"
-                  }
-                ],
-                "onError": {
-                  "target": "#turn.closing",
-                  "actions": [
+              "initial": "check",
+              "states": {
+                "check": {
+                  "always": [
                     {
-                      "type": "recordFailure"
+                      "guard": "hasFailure",
+                      "target": "#turn.closing"
                     },
                     {
-                      "type": "reportFailure",
-                      "params": {
-                        "origin": "agent/turn-stop"
-                      }
-                    }
+                      "guard": {
+                        "type": "seamIsEmpty",
+                        "params": {
+                          "seam": "agent/turn-stop"
+                        }
+                      },
+                      "target": "#turn.open.step.deciding"
+                    },
+                    "running"
                   ]
+                },
+                "running": {
+                  "always": {
+                    "guard": "hasFailure",
+                    "target": "#turn.closing"
+                  },
+                  "invoke": {
+                    "id": "turnStop",
+                    "src": "turnStop",
+                    "onDone": [
+                      {
+                        "guard": "stopReturned",
+                        "target": "#turn.closing",
+                        "actions": [
+                          {
+                            "type": "recordStop"
+                          },
+                          "discardSteering",
+                          "reportSteeringEnded",
+                          "clearSteering"
+                        ]
+                      },
+                      "#turn.open.step.deciding"
+                    ],
+                    "onError": {
+                      "target": "#turn.closing",
+                      "actions": [
+                        {
+                          "type": "recordFailure"
+                        },
+                        {
+                          "type": "reportFailure",
+                          "params": {
+                            "origin": "agent/turn-stop"
+                          }
+                        }
+                      ]
+                    }
+                  }
                 }
               }
             },
             "deciding": {
               "always": [
-                {
-                  "guard": "hasFailure",
-                  "target": "#turn.closing"
-                },
                 {
                   "guard": "stepCapReached",
                   "target": "#turn.closing",
@@ -532,82 +585,92 @@ const turnMachine = createMachine({
                   "target": "#turn.open.step",
                   "reenter": true
                 },
-                {
-                  "target": "#turn.closing"
-                }
+                "#turn.closing"
               ]
             }
           }
         },
         "requestError": {
-          "always": [
-            {
-              "guard": "hasFailure",
-              "target": "#turn.closing"
-            },
-            {
-              "guard": {
-                "type": "seamIsEmpty",
-                "params": {
-                  "seam": "agent/request-error"
-                }
-              },
-              "target": "#turn.closing",
-              "actions": [
+          "initial": "check",
+          "states": {
+            "check": {
+              "always": [
                 {
-                  "type": "emitDefaultDecided",
-                  "params": {
-                    "seam": "agent/request-error",
-                    "decision": {
-                      "action": "fail"
-                    }
-                  }
+                  "guard": "hasFailure",
+                  "target": "#turn.closing"
                 },
-                "failRequest",
                 {
-                  "type": "reportFailure",
-                  "params": {
-                    "origin": "model"
-                  }
-                }
-              ]
-            }
-          ],
-          "invoke": {
-            "id": "requestError",
-            "src": "requestError",
-            "onDone": [
-              {
-                "guard": "retryAllowed",
-                "target": "step"
-              },
-              {
-                "target": "#turn.closing",
-                "actions": [
-                  "failRequest",
-                  {
-                    "type": "reportFailure",
+                  "guard": {
+                    "type": "seamIsEmpty",
                     "params": {
-                      "origin": "model"
+                      "seam": "agent/request-error"
                     }
-                  }
-                ]
-              }
-            ],
-            "onError": {
-              "target": "#turn.closing",
-              "actions": [
-                {
-                  "type": "reportListenerFailure"
+                  },
+                  "target": "#turn.closing",
+                  "actions": [
+                    {
+                      "type": "emitDefaultDecided",
+                      "params": {
+                        "seam": "agent/request-error",
+                        "decision": {
+                          "action": "fail"
+                        }
+                      }
+                    },
+                    "failRequest",
+                    {
+                      "type": "reportFailure",
+                      "params": {
+                        "origin": "model"
+                      }
+                    }
+                  ]
                 },
-                "failRequest",
-                {
-                  "type": "reportFailure",
-                  "params": {
-                    "origin": "model"
-                  }
-                }
+                "running"
               ]
+            },
+            "running": {
+              "always": {
+                "guard": "hasFailure",
+                "target": "#turn.closing"
+              },
+              "invoke": {
+                "id": "requestError",
+                "src": "requestError",
+                "onDone": [
+                  {
+                    "guard": "retryAllowed",
+                    "target": "#turn.open.step"
+                  },
+                  {
+                    "target": "#turn.closing",
+                    "actions": [
+                      "failRequest",
+                      {
+                        "type": "reportFailure",
+                        "params": {
+                          "origin": "model"
+                        }
+                      }
+                    ]
+                  }
+                ],
+                "onError": {
+                  "target": "#turn.closing",
+                  "actions": [
+                    {
+                      "type": "reportListenerFailure"
+                    },
+                    "failRequest",
+                    {
+                      "type": "reportFailure",
+                      "params": {
+                        "origin": "model"
+                      }
+                    }
+                  ]
+                }
+              }
             }
           }
         }

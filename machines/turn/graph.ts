@@ -68,6 +68,6 @@ export const graphEvents: readonly EventObject[] = Object.freeze([
   errorEvent('requestError', { message: 'listener failed', code: 'LISTENER_FAILED' }),
   doneEvent('flushLog', undefined),
   errorEvent('flushLog', { message: 'disk full' }),
-  { type: 'xstate.after.cancelGrace.turn.open.step.abortedPostStep' },
+  { type: 'xstate.after.cancelGrace.turn.open.step.abortedPostStep.running' },
   ...external,
 ]);

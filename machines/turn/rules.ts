@@ -15,7 +15,19 @@ import {
 } from '../../kernel/index.js';
 import { ModelRequestError, type ModelStep } from '../../model/types.js';
 import type { InboxItem } from '../runtime/inbox.js';
-import type { TurnContext, TurnFailure } from './types.js';
+import type { ToolBatchOutput } from '../toolBatch/types.js';
+import type {
+  ContinuationInput,
+  ModelInput,
+  PromptSubmitInput,
+  RequestErrorInput,
+  ToolBatchInput,
+  TurnContext,
+  TurnFailure,
+  TurnInput,
+  TurnOutput,
+  TurnSeamInput,
+} from './types.js';
 
 /** The prompt-submit default: `allow` carrying the message's attached contexts. */
 export function defaultPromptDecision(item: InboxItem): PromptDecision {
@@ -102,4 +114,79 @@ export function blockReason(decision: PromptDecision): string {
 /** The blocking decision's own contexts (recorded in the rejected turn; nothing else of the prompt survives). */
 export function blockContexts(decision: PromptDecision): readonly HookContext[] {
   return decision.kind === 'block' ? (decision.additionalContexts ?? []) : [];
+}
+
+/** The turn's context when it starts: the input, step 0, empty FIFOs, nothing decided. */
+export function initialTurnContext(input: TurnInput): TurnContext {
+  return {
+    ...input,
+    step: 0,
+    stepOpen: false,
+    stepFifo: [],
+    steering: [],
+    dropped: [],
+    held: [],
+    calls: [],
+    hadToolCalls: false,
+    steered: false,
+    maxTokens: false,
+    maxSteps: false,
+    answered: false,
+    requestFailures: 0,
+    requestFailure: null,
+    failure: null,
+    rejected: null,
+    cancel: null,
+    proceed: false,
+    stop: null,
+    endReason: null,
+  };
+}
+
+/** What the turn returns to the agent once it is flushed. */
+export function toTurnOutput(context: TurnContext): TurnOutput {
+  return {
+    reason: context.endReason ?? resolveTurnEndReason(context),
+    leftoverSteering: context.steering,
+    droppedSteering: context.dropped,
+    terminalStopped: context.stop !== null,
+    heldInjections: context.held,
+  };
+}
+
+/** The input every turn seam actor gets: where it runs (scope, agent, turn, step). */
+export function seamInputOf({ context }: { context: TurnContext }): TurnSeamInput {
+  return { scopeKey: context.scopeKey, agentId: context.agentId, turn: context.turn, step: context.step };
+}
+
+export function promptSubmitInputOf({ context }: { context: TurnContext }): PromptSubmitInput {
+  return { ...seamInputOf({ context }), item: context.item };
+}
+
+export function modelInputOf({ context }: { context: TurnContext }): ModelInput {
+  return { ...seamInputOf({ context }), answered: context.answered };
+}
+
+export function toolBatchInputOf({ context }: { context: TurnContext }): ToolBatchInput {
+  const { scopeKey, turn, step, maxParallel } = context;
+  return { scopeKey, turn, step, calls: [...context.calls], maxParallel };
+}
+
+export function continuationInputOf({ context }: { context: TurnContext }): ContinuationInput {
+  return { ...seamInputOf({ context }), defaultDecision: defaultContinuation(context) };
+}
+
+export function requestErrorInputOf({ context }: { context: TurnContext }): RequestErrorInput {
+  return {
+    ...seamInputOf({ context }),
+    error: context.requestFailure ?? { message: 'The model request failed' },
+    priorFailures: context.requestFailures - 1,
+  };
+}
+
+/** A failed batch as the turn's failure: the refused append it reports (`output.error`), or what killed it. */
+export function batchFailureOf({ event }: { event: object }): { error: ReturnType<typeof internalError> } {
+  const raw =
+    'output' in event ? (event.output as ToolBatchOutput).error : (event as { error?: unknown }).error;
+  return { error: internalError(raw) };
 }

@@ -141,14 +141,7 @@ export interface TurnStopOutput {
   readonly decision: { action: 'stop'; reason?: string | undefined } | undefined;
   readonly decidedBy: string;
 }
-export type { PromptDecision };
 
 /** Input of the toolBatch machine the turn invokes (one per assistant step with tool calls). */
-export interface ToolBatchInput {
-  readonly scopeKey: string;
-  readonly turn: number;
-  readonly step: number;
-  /** The answer's tool-call blocks, model order. */
-  readonly calls: readonly ToolCallBlock[];
-  readonly maxParallel: number;
-}
+export type { ToolBatchInput } from '../toolBatch/types.js';
+export type { PromptDecision };
