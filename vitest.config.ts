@@ -1,6 +1,17 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
+// Tests import the public entries by name, as users do; here the names mean the sources, not dist/
+// (TypeScript maps `exports` back to the same files).
+const entry = (file: string) => fileURLToPath(new URL(file, import.meta.url));
+
 export default defineConfig({
+  resolve: {
+    alias: [
+      { find: /^seamchart$/, replacement: entry('./index.ts') },
+      { find: /^seamchart\/testing$/, replacement: entry('./testing.ts') },
+    ],
+  },
   test: {
     include: ['test/**/*.test.ts'],
     // Fails the test during which Node warned about a listener leak (R04).

@@ -64,18 +64,19 @@ export const toolBatchMachine = toolBatchSetup.createMachine({
     },
     // The next call's mode is read now, so earlier calls can change it.
     classifying: {
+      entry: 'classifyNext',
       on: {
         ABORT: { guard: 'isLive', target: 'scheduling', actions: ['markAborted', 'abortStartedCalls'] },
-      },
-      invoke: {
-        id: 'classify',
-        src: 'classify',
-        input: ({ context }) => ({ scopeKey: context.scopeKey, call: context.calls[context.started]! }),
-        onDone: {
+        'classify.done': {
+          guard: 'classifiesNext',
           target: 'placing',
           actions: { type: 'recordMode', params: ({ event }) => ({ mode: event.output.mode }) },
         },
-        onError: { target: 'placing', actions: { type: 'recordMode', params: { mode: 'exclusive' } } },
+        'classify.error': {
+          guard: 'classifiesNext',
+          target: 'placing',
+          actions: { type: 'recordMode', params: { mode: 'exclusive' } },
+        },
       },
     },
     // A call at the cursor that died while the next one was classified is committed as crashed first

@@ -1,23 +1,12 @@
-import { assembleResult } from './toolCall/rules.js';
 import { toolCallSetup } from './toolCall/setup.js';
-import type { PostExecuteInput, ToolCallActorInput, ToolCallContext } from './toolCall/types.js';
 
 export { graphEvents } from './toolCall/graph.js';
-
-const actorInput = ({ context }: { context: ToolCallContext }): ToolCallActorInput => ({
-  scopeKey: context.scopeKey,
-  callKey: context.callKey,
-  turn: context.turn,
-  step: context.step,
-});
-const reviewInput = ({ context }: { context: ToolCallContext }): PostExecuteInput => ({
-  ...actorInput({ context }),
-  result: assembleResult(context),
-});
 
 /**
  * One tool call as a statechart: prepare → seal → pre-execute → approval → guards → dispatch →
  * (commit) → post-execute → finalize → `tools/result`. Un-provided: bind services with `createToolCallLogic`.
+ * No phase is an actor: a synchronous phase runs in `runPhase`, an asynchronous one is started by
+ * `startPhase` on entry and stopped by `stopPhase` on exit; each sends `<phase>.done`/`<phase>.error` back.
  */
 export const toolCallMachine = toolCallSetup.createMachine({
   id: 'toolCall',
@@ -53,15 +42,9 @@ export const toolCallMachine = toolCallSetup.createMachine({
     bodyContexts: [],
     postContexts: [],
   }),
-  // A call without a `callKey` opens its own handles (and, without a `scopeKey`, its own scope).
-  entry: 'openCall',
-  // The call's signal (aborted by ABORT or by the run's signal) comes back as ABORT.
-  invoke: {
-    id: 'abortWatch',
-    src: 'watchAbort',
-    input: ({ context }) => ({ callKey: context.callKey }),
-    onError: { actions: [] },
-  },
+  // A call without a `callKey` opens its own handles (and, without a `scopeKey`, its own scope); the
+  // call's signal (aborted by ABORT or by the run's signal) comes back as ABORT.
+  entry: ['openCall', 'watchAbort'],
   // Outside the policy and review phases an abort is only recorded: the result stays as settled.
   on: {
     ABORT: { guard: 'isLive', actions: ['markAborted', 'startCancelGrace', 'abortCall'] },
@@ -74,11 +57,9 @@ export const toolCallMachine = toolCallSetup.createMachine({
       initial: 'detaching',
       states: {
         detaching: {
-          invoke: {
-            id: 'detach',
-            src: 'detach',
-            input: actorInput,
-            onDone: [
+          entry: { type: 'runPhase', params: { phase: 'detach' } },
+          on: {
+            'detach.done': [
               {
                 guard: { type: 'detachedAs', params: { outcome: 'invalid-args' } },
                 target: '#toolCall.sealing',
@@ -91,7 +72,7 @@ export const toolCallMachine = toolCallSetup.createMachine({
               },
               { target: 'checking', actions: 'recordDetach' },
             ],
-            onError: { target: '#toolCall.sealing', actions: 'settlePipelineError' },
+            'detach.error': { target: '#toolCall.sealing', actions: 'settlePipelineError' },
           },
         },
         checking: {
@@ -107,18 +88,15 @@ export const toolCallMachine = toolCallSetup.createMachine({
           ],
         },
         folding: {
+          entry: { type: 'startPhase', params: { phase: 'prepare' } },
+          exit: 'stopPhase',
           on: {
             ABORT: {
               guard: 'isLive',
               target: '#toolCall.sealing',
               actions: ['markAborted', 'startCancelGrace', 'abortCall', 'settleAbortedBeforeDispatch'],
             },
-          },
-          invoke: {
-            id: 'prepare',
-            src: 'prepare',
-            input: actorInput,
-            onDone: [
+            'prepare.done': [
               {
                 guard: { type: 'preparedAs', params: { outcome: 'refused' } },
                 target: '#toolCall.sealing',
@@ -126,7 +104,7 @@ export const toolCallMachine = toolCallSetup.createMachine({
               },
               { target: '#toolCall.sealing' },
             ],
-            onError: { target: '#toolCall.sealing', actions: 'settlePipelineError' },
+            'prepare.error': { target: '#toolCall.sealing', actions: 'settlePipelineError' },
           },
         },
       },
@@ -161,11 +139,10 @@ export const toolCallMachine = toolCallSetup.createMachine({
           ],
         },
         deciding: {
-          invoke: {
-            id: 'preExecute',
-            src: 'preExecute',
-            input: actorInput,
-            onDone: [
+          entry: { type: 'startPhase', params: { phase: 'preExecute' } },
+          exit: 'stopPhase',
+          on: {
+            'preExecute.done': [
               {
                 guard: { type: 'preDecisionIs', params: { kind: 'allow' } },
                 target: '#toolCall.guards',
@@ -178,24 +155,21 @@ export const toolCallMachine = toolCallSetup.createMachine({
               },
               { target: '#toolCall.settled', actions: ['recordPreDecision', 'settleDenial'] },
             ],
-            onError: { target: '#toolCall.settled', actions: 'settlePipelineError' },
+            'preExecute.error': { target: '#toolCall.settled', actions: 'settlePipelineError' },
           },
         },
       },
     },
     awaitingApproval: {
+      entry: { type: 'startPhase', params: { phase: 'approval' } },
+      exit: 'stopPhase',
       on: {
         ABORT: {
           guard: 'isLive',
           target: 'settled',
           actions: ['markAborted', 'startCancelGrace', 'abortCall', 'settleAbortedBeforeDispatch'],
         },
-      },
-      invoke: {
-        id: 'approval',
-        src: 'approval',
-        input: ({ context }) => ({ ...actorInput({ context }), reason: context.askReason }),
-        onDone: [
+        'approval.done': [
           { guard: { type: 'approvalIs', params: { kind: 'granted' } }, target: 'guards' },
           {
             guard: { type: 'approvalIs', params: { kind: 'aborted' } },
@@ -204,7 +178,7 @@ export const toolCallMachine = toolCallSetup.createMachine({
           },
           { target: 'settled', actions: 'settleDenial' },
         ],
-        onError: { target: 'settled', actions: 'settlePipelineError' },
+        'approval.error': { target: 'settled', actions: 'settlePipelineError' },
       },
     },
     guards: {
@@ -224,26 +198,23 @@ export const toolCallMachine = toolCallSetup.createMachine({
           ],
         },
         deciding: {
-          invoke: {
-            id: 'guards',
-            src: 'guards',
-            input: actorInput,
-            onDone: [
+          entry: { type: 'runPhase', params: { phase: 'guards' } },
+          on: {
+            'guards.done': [
               { guard: 'guardDenied', target: '#toolCall.settled', actions: 'settleDenial' },
               { target: '#toolCall.dispatching' },
             ],
-            onError: { target: '#toolCall.settled', actions: 'settlePipelineError' },
+            'guards.error': { target: '#toolCall.settled', actions: 'settlePipelineError' },
           },
         },
       },
     },
     dispatching: {
-      invoke: {
-        id: 'dispatch',
-        src: 'dispatch',
-        input: actorInput,
-        onDone: { target: 'settled', actions: 'settleDispatched' },
-        onError: { target: 'settled', actions: 'settlePipelineError' },
+      // The body runs from `running` on and may finish while draining; leaving dispatching stops it.
+      exit: 'stopPhase',
+      on: {
+        'dispatch.done': { target: 'settled', actions: 'settleDispatched' },
+        'dispatch.error': { target: 'settled', actions: 'settlePipelineError' },
       },
       initial: 'reporting',
       states: {
@@ -259,6 +230,7 @@ export const toolCallMachine = toolCallSetup.createMachine({
           ],
         },
         running: {
+          entry: { type: 'startPhase', params: { phase: 'dispatch' } },
           on: {
             ABORT: {
               guard: 'isLive',
@@ -321,6 +293,8 @@ export const toolCallMachine = toolCallSetup.createMachine({
           ],
         },
         reviewing: {
+          entry: { type: 'startPhase', params: { phase: 'postExecute' } },
+          exit: 'stopPhase',
           // Entered after the grace ran out (a body that did not stop): post-execute still runs, for one more grace.
           after: {
             cancelGrace: { guard: 'graceIsOver', target: '#toolCall.finalizing', actions: 'abandonReview' },
@@ -336,13 +310,8 @@ export const toolCallMachine = toolCallSetup.createMachine({
               target: '#toolCall.finalizing',
               actions: ['markAborted', 'startCancelGrace', 'abortCall', 'abandonReview'],
             },
-          },
-          invoke: {
-            id: 'postExecute',
-            src: 'postExecute',
-            input: reviewInput,
-            onDone: { target: '#toolCall.finalizing', actions: 'applyReview' },
-            onError: { target: '#toolCall.finalizing', actions: 'settleReviewFailure' },
+            'postExecute.done': { target: '#toolCall.finalizing', actions: 'applyReview' },
+            'postExecute.error': { target: '#toolCall.finalizing', actions: 'settleReviewFailure' },
           },
         },
       },
@@ -355,12 +324,10 @@ export const toolCallMachine = toolCallSetup.createMachine({
           always: [{ guard: 'hasNoFinalizer', target: '#toolCall.notifying' }, { target: 'running' }],
         },
         running: {
-          invoke: {
-            id: 'finalize',
-            src: 'finalize',
-            input: ({ context }) => ({ ...actorInput({ context }), result: context.result! }),
-            onDone: { target: '#toolCall.notifying', actions: 'applyFinalized' },
-            onError: { target: '#toolCall.notifying', actions: 'settleFinalizeFailure' },
+          entry: { type: 'runPhase', params: { phase: 'finalize' } },
+          on: {
+            'finalize.done': { target: '#toolCall.notifying', actions: 'applyFinalized' },
+            'finalize.error': { target: '#toolCall.notifying', actions: 'settleFinalizeFailure' },
           },
         },
       },

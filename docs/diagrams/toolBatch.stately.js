@@ -90,6 +90,7 @@ const toolBatchMachine = createMachine({
       }
     },
     "classifying": {
+      "entry": "classifyNext",
       "on": {
         "ABORT": {
           "guard": "isLive",
@@ -98,18 +99,16 @@ const toolBatchMachine = createMachine({
             "markAborted",
             "abortStartedCalls"
           ]
-        }
-      },
-      "invoke": {
-        "id": "classify",
-        "src": "classify",
-        "onDone": {
+        },
+        "classify.done": {
+          "guard": "classifiesNext",
           "target": "placing",
           "actions": {
             "type": "recordMode"
           }
         },
-        "onError": {
+        "classify.error": {
+          "guard": "classifiesNext",
           "target": "placing",
           "actions": {
             "type": "recordMode",

@@ -2,14 +2,10 @@ import { createMachine } from 'xstate';
 
 const toolCallMachine = createMachine({
   "id": "toolCall",
-  "entry": "openCall",
-  "invoke": {
-    "id": "abortWatch",
-    "src": "watchAbort",
-    "onError": {
-      "actions": []
-    }
-  },
+  "entry": [
+    "openCall",
+    "watchAbort"
+  ],
   "on": {
     "ABORT": {
       "guard": "isLive",
@@ -29,10 +25,14 @@ const toolCallMachine = createMachine({
       "initial": "detaching",
       "states": {
         "detaching": {
-          "invoke": {
-            "id": "detach",
-            "src": "detach",
-            "onDone": [
+          "entry": {
+            "type": "runPhase",
+            "params": {
+              "phase": "detach"
+            }
+          },
+          "on": {
+            "detach.done": [
               {
                 "guard": {
                   "type": "detachedAs",
@@ -64,7 +64,7 @@ const toolCallMachine = createMachine({
                 "actions": "recordDetach"
               }
             ],
-            "onError": {
+            "detach.error": {
               "target": "#toolCall.sealing",
               "actions": "settlePipelineError"
             }
@@ -95,6 +95,13 @@ const toolCallMachine = createMachine({
           ]
         },
         "folding": {
+          "entry": {
+            "type": "startPhase",
+            "params": {
+              "phase": "prepare"
+            }
+          },
+          "exit": "stopPhase",
           "on": {
             "ABORT": {
               "guard": "isLive",
@@ -105,12 +112,8 @@ const toolCallMachine = createMachine({
                 "abortCall",
                 "settleAbortedBeforeDispatch"
               ]
-            }
-          },
-          "invoke": {
-            "id": "prepare",
-            "src": "prepare",
-            "onDone": [
+            },
+            "prepare.done": [
               {
                 "guard": {
                   "type": "preparedAs",
@@ -125,7 +128,7 @@ const toolCallMachine = createMachine({
                 "target": "#toolCall.sealing"
               }
             ],
-            "onError": {
+            "prepare.error": {
               "target": "#toolCall.sealing",
               "actions": "settlePipelineError"
             }
@@ -191,10 +194,15 @@ const toolCallMachine = createMachine({
           ]
         },
         "deciding": {
-          "invoke": {
-            "id": "preExecute",
-            "src": "preExecute",
-            "onDone": [
+          "entry": {
+            "type": "startPhase",
+            "params": {
+              "phase": "preExecute"
+            }
+          },
+          "exit": "stopPhase",
+          "on": {
+            "preExecute.done": [
               {
                 "guard": {
                   "type": "preDecisionIs",
@@ -223,7 +231,7 @@ const toolCallMachine = createMachine({
                 ]
               }
             ],
-            "onError": {
+            "preExecute.error": {
               "target": "#toolCall.settled",
               "actions": "settlePipelineError"
             }
@@ -232,6 +240,13 @@ const toolCallMachine = createMachine({
       }
     },
     "awaitingApproval": {
+      "entry": {
+        "type": "startPhase",
+        "params": {
+          "phase": "approval"
+        }
+      },
+      "exit": "stopPhase",
       "on": {
         "ABORT": {
           "guard": "isLive",
@@ -242,12 +257,8 @@ const toolCallMachine = createMachine({
             "abortCall",
             "settleAbortedBeforeDispatch"
           ]
-        }
-      },
-      "invoke": {
-        "id": "approval",
-        "src": "approval",
-        "onDone": [
+        },
+        "approval.done": [
           {
             "guard": {
               "type": "approvalIs",
@@ -275,7 +286,7 @@ const toolCallMachine = createMachine({
             "actions": "settleDenial"
           }
         ],
-        "onError": {
+        "approval.error": {
           "target": "settled",
           "actions": "settlePipelineError"
         }
@@ -313,10 +324,14 @@ const toolCallMachine = createMachine({
           ]
         },
         "deciding": {
-          "invoke": {
-            "id": "guards",
-            "src": "guards",
-            "onDone": [
+          "entry": {
+            "type": "runPhase",
+            "params": {
+              "phase": "guards"
+            }
+          },
+          "on": {
+            "guards.done": [
               {
                 "guard": "guardDenied",
                 "target": "#toolCall.settled",
@@ -326,7 +341,7 @@ const toolCallMachine = createMachine({
                 "target": "#toolCall.dispatching"
               }
             ],
-            "onError": {
+            "guards.error": {
               "target": "#toolCall.settled",
               "actions": "settlePipelineError"
             }
@@ -335,14 +350,13 @@ const toolCallMachine = createMachine({
       }
     },
     "dispatching": {
-      "invoke": {
-        "id": "dispatch",
-        "src": "dispatch",
-        "onDone": {
+      "exit": "stopPhase",
+      "on": {
+        "dispatch.done": {
           "target": "settled",
           "actions": "settleDispatched"
         },
-        "onError": {
+        "dispatch.error": {
           "target": "settled",
           "actions": "settlePipelineError"
         }
@@ -371,6 +385,12 @@ const toolCallMachine = createMachine({
           ]
         },
         "running": {
+          "entry": {
+            "type": "startPhase",
+            "params": {
+              "phase": "dispatch"
+            }
+          },
           "on": {
             "ABORT": {
               "guard": "isLive",
@@ -472,6 +492,13 @@ const toolCallMachine = createMachine({
           ]
         },
         "reviewing": {
+          "entry": {
+            "type": "startPhase",
+            "params": {
+              "phase": "postExecute"
+            }
+          },
+          "exit": "stopPhase",
           "after": {
             "cancelGrace": {
               "guard": "graceIsOver",
@@ -496,16 +523,12 @@ const toolCallMachine = createMachine({
                 "abortCall",
                 "abandonReview"
               ]
-            }
-          },
-          "invoke": {
-            "id": "postExecute",
-            "src": "postExecute",
-            "onDone": {
+            },
+            "postExecute.done": {
               "target": "#toolCall.finalizing",
               "actions": "applyReview"
             },
-            "onError": {
+            "postExecute.error": {
               "target": "#toolCall.finalizing",
               "actions": "settleReviewFailure"
             }
@@ -529,14 +552,18 @@ const toolCallMachine = createMachine({
           ]
         },
         "running": {
-          "invoke": {
-            "id": "finalize",
-            "src": "finalize",
-            "onDone": {
+          "entry": {
+            "type": "runPhase",
+            "params": {
+              "phase": "finalize"
+            }
+          },
+          "on": {
+            "finalize.done": {
               "target": "#toolCall.notifying",
               "actions": "applyFinalized"
             },
-            "onError": {
+            "finalize.error": {
               "target": "#toolCall.notifying",
               "actions": "settleFinalizeFailure"
             }

@@ -16,6 +16,10 @@ export interface CallHandles {
   recorded: boolean;
   /** Set by core dispatch right before the body runs. */
   bodyStarted: boolean;
+  /** The asynchronous phase running now (`startPhase`); aborted when it is left or the call is closed. */
+  phase: AbortController | undefined;
+  /** Removes the call's one abort listener (`watchAbort`). */
+  unwatch: (() => void) | undefined;
 }
 
 interface Entry {
@@ -45,6 +49,8 @@ export class CallTable {
       sealed: undefined,
       recorded: false,
       bodyStarted: false,
+      phase: undefined,
+      unwatch: undefined,
     };
     this.#calls.set(key, { handles, unlink });
     return handles;
@@ -64,10 +70,19 @@ export class CallTable {
     return this.#calls.has(key);
   }
 
-  /** Forgets a finished call and detaches it from the run's signal. */
+  /**
+   * Forgets a call and detaches it from the run's signal. A phase still running (the call actor was
+   * stopped or died mid-phase) is aborted, as a stopped invoke's signal would be.
+   */
   close(key: string): void {
-    this.#calls.get(key)?.unlink();
+    const entry = this.#calls.get(key);
+    if (!entry) return;
     this.#calls.delete(key);
+    entry.unlink();
+    entry.handles.unwatch?.();
+    const phase = entry.handles.phase;
+    entry.handles.phase = undefined;
+    phase?.abort();
   }
 
   /** Forgets every call whose key starts with `prefix` (a batch that stopped early). */

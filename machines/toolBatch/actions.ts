@@ -9,8 +9,9 @@ import type { ToolMachineServices } from '../runtime/services.js';
 import type { ServicesResolver } from '../runtime/systemServices.js';
 import { createAbortedBeforeDispatch } from '../toolCall/rules.js';
 import type { ToolCallReport } from '../toolCall/types.js';
+import { classifyCall } from './actors.js';
 import { callIndexOf, callKeyOf } from './rules.js';
-import type { ToolBatchContext, ToolCallOutput } from './types.js';
+import type { ToolBatchContext, ToolBatchEvent, ToolCallOutput } from './types.js';
 
 type PreparedInputReport = Extract<ToolCallReport, { type: 'PREPARED_INPUT' }>;
 
@@ -95,6 +96,24 @@ export function createToolBatchActions(servicesOf: ServicesResolver<ToolMachineS
       const index = callIndexOf(args.context, params.report);
       if (index !== null) recordCall(args, index, record);
     }),
+    // Never throws: a classification that fails is `classify.error` (the call then starts exclusive). The
+    // outcome comes back a microtask later, as a promise's would: an ABORT already on its way arrives first.
+    classifyNext: ({ context, self, system }: EffectArgs): void => {
+      const index = context.started;
+      let event: ToolBatchEvent;
+      try {
+        event = {
+          type: 'classify.done',
+          index,
+          output: { mode: classifyCall(servicesOf({ system }), context.calls[index]!) },
+        };
+      } catch (error) {
+        event = { type: 'classify.error', index, error };
+      }
+      queueMicrotask(() => {
+        if (self.getSnapshot().status === 'active') self.send(event);
+      });
+    },
     startCall: guarded('Opening a tool call', (args) => {
       const { context } = args;
       const call = context.calls[context.started]!;

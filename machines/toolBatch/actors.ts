@@ -1,20 +1,14 @@
-import { fromCallback, fromPromise } from 'xstate';
+import { fromCallback } from 'xstate';
 import type { ToolCallBlock } from '../../kernel/index.js';
 import { parseToolArguments } from '../../tools/index.js';
 import { liveHandlesOf } from '../runtime/liveHandles.js';
 import type { ToolMachineServices } from '../runtime/services.js';
-import type { ServicesResolver } from '../runtime/systemServices.js';
-import type { ClassifyInput, ClassifyOutput } from './types.js';
 
 /**
- * The toolBatch machine's own actors (the toolCall logic it spawns is provided beside them).
- * @param servicesOf where the actors find their services
+ * The toolBatch machine's own actor: the scope watch (the toolCall logic it spawns is provided beside it).
  */
-export function createToolBatchActors(servicesOf: ServicesResolver<ToolMachineServices>) {
+export function createToolBatchActors() {
   return {
-    classify: fromPromise<ClassifyOutput, ClassifyInput>(async ({ input, system }) => ({
-      mode: classifyCall(servicesOf({ system }), input.call),
-    })),
     watchScope: fromCallback<{ type: 'ABORT' }, { scopeKey: string; callKeyPrefix: string }>(
       ({ input, sendBack, system }) => {
         const { scopes, calls } = liveHandlesOf(system);

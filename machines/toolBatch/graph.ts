@@ -16,10 +16,10 @@ const callOutput = (index: number): ToolCallOutput => ({
  * reports and done/error events, both classifications, `ABORT` and `INTERNAL_ERROR`.
  */
 export const graphEvents: readonly AnyEventObject[] = [
-  { type: 'xstate.done.actor.classify', output: { mode: 'parallel' }, actorId: 'classify' },
-  { type: 'xstate.done.actor.classify', output: { mode: 'exclusive' }, actorId: 'classify' },
-  { type: 'xstate.error.actor.classify', error: { message: 'classification failed' }, actorId: 'classify' },
   ...indexes.flatMap((index) => [
+    { type: 'classify.done', index, output: { mode: 'parallel' } },
+    { type: 'classify.done', index, output: { mode: 'exclusive' } },
+    { type: 'classify.error', index, error: { message: 'classification failed' } },
     { type: 'PREPARED_INPUT', callId: `c${index + 1}`, arguments: '{}' },
     { type: 'PREPARED', callId: `c${index + 1}` },
     { type: 'SETTLED', callId: `c${index + 1}` },

@@ -13,7 +13,7 @@ export function provideToolBatchLogic(
   servicesOf: ServicesResolver<ToolMachineServices>,
 ): typeof toolBatchMachine {
   return toolBatchMachine.provide({
-    actors: { ...createToolBatchActors(servicesOf), toolCall: provideToolCallLogic(servicesOf) },
+    actors: { ...createToolBatchActors(), toolCall: provideToolCallLogic(servicesOf) },
     actions: createToolBatchActions(servicesOf),
   });
 }

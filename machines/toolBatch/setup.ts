@@ -1,11 +1,9 @@
-import { assign, fromCallback, fromPromise, setup, spawnChild, stopChild } from 'xstate';
+import { assign, fromCallback, setup, spawnChild, stopChild } from 'xstate';
 import { describeThrown } from '../../kernel/index.js';
 import { sendToLiveChild } from '../runtime/sendToLiveChild.js';
 import { toolCallMachine } from '../toolCall.js';
 import { callIndexOf, callKeyOf, inFlight, mayStartNext } from './rules.js';
 import type {
-  ClassifyInput,
-  ClassifyOutput,
   ConcurrencyMode,
   ToolBatchContext,
   ToolBatchEvent,
@@ -27,12 +25,13 @@ export const toolBatchSetup = setup({
   },
   actors: {
     toolCall: toolCallMachine,
-    classify: fromPromise<ClassifyOutput, ClassifyInput>(async () => ({ mode: 'exclusive' })),
     watchScope: fromCallback<{ type: 'ABORT' }, { scopeKey: string; callKeyPrefix: string }>(() => undefined),
   },
   actions: {
     // Side effects that never throw (a failure becomes INTERNAL_ERROR); no-ops until provided.
     startCall: () => {},
+    // Reads the next call's mode now and sends it back as `classify.done` (no-op until provided).
+    classifyNext: () => {},
     recordPreparedInput: (_, _params: { report: unknown }) => {},
     commitResult: (_, _params: { output: unknown }) => {},
     commitCrashed: () => {},
@@ -103,5 +102,7 @@ export const toolBatchSetup = setup({
       !context.aborted && (inFlight(context) === 0 || context.nextMode === 'parallel'),
     isLive: ({ context }) => !context.aborted,
     isCursorCall: ({ context, event }) => actorIdOf(event) === childId(context.cursor),
+    // A classification is for the call about to start; any other is stale.
+    classifiesNext: ({ context, event }) => (event as { index?: unknown }).index === context.started,
   },
 });

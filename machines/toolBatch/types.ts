@@ -41,6 +41,9 @@ export type ToolBatchEvent =
   | { type: 'ABORT' }
   | { type: 'INTERNAL_ERROR'; message: string }
   | { type: 'FINISH' }
+  // The next call's classification (`classifyNext`), for the call at `index`.
+  | { type: 'classify.done'; index: number; output: ClassifyOutput }
+  | { type: 'classify.error'; index: number; error: unknown }
   // A spawned call finished or died (spawned children report to the parent by these names).
   | { type: `xstate.done.actor.call-${number}`; output: ToolCallOutput; actorId: string }
   | { type: `xstate.error.actor.call-${number}`; error: unknown; actorId: string };
@@ -58,10 +61,6 @@ export interface ToolBatchOutput {
   readonly error?: string;
 }
 
-export interface ClassifyInput {
-  readonly scopeKey: string;
-  readonly call: ToolCallBlock;
-}
 export interface ClassifyOutput {
   readonly mode: ConcurrencyMode;
 }

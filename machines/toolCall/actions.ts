@@ -6,13 +6,30 @@ import { describeToolCallRecord, sealToolCall } from '../../tools/index.js';
 import { liveHandlesOf } from '../runtime/liveHandles.js';
 import type { ToolMachineServices } from '../runtime/services.js';
 import type { ServicesResolver } from '../runtime/systemServices.js';
-import { createDispatchScope, detachCall } from './actors.js';
-import type { ToolCallContext, ToolCallEvent, ToolCallReport } from './types.js';
+import { createDispatchScope, createToolCallPhases, detachCall } from './phases.js';
+import type {
+  AsyncToolPhase,
+  SyncToolPhase,
+  ToolCallContext,
+  ToolCallEvent,
+  ToolCallReport,
+  ToolPhaseEvent,
+} from './types.js';
 
+type Self = {
+  readonly _parent?: { send(event: ToolCallReport): void };
+  send(event: ToolCallEvent): void;
+  getSnapshot(): { readonly status: string };
+};
 type Args = {
   readonly context: ToolCallContext;
   readonly system: ActorSystem<any>;
-  readonly self: { readonly _parent?: { send(event: ToolCallReport): void } };
+  readonly self: Self;
+};
+
+// Events reach the call only while it runs: a phase finishing after the call stopped is dropped.
+const sendToLive = (self: Self, event: ToolCallEvent): void => {
+  if (self.getSnapshot().status === 'active') self.send(event);
 };
 
 const defaultDecisions = {
@@ -43,31 +60,102 @@ export function createToolCallActions(servicesOf: ServicesResolver<ToolMachineSe
       ...(context.step === null ? {} : { step: context.step }),
     });
   };
+  const phases = createToolCallPhases(servicesOf);
   return {
+    // The call's one listener on its signal (aborted by ABORT, the run's signal or the caller's): it
+    // comes back as ABORT. Removed when the call table closes the call.
+    watchAbort: ({ context, system, self }: Args): void => {
+      const { calls } = liveHandlesOf(system);
+      if (!calls.has(context.callKey)) return;
+      const handles = calls.get(context.callKey);
+      const signal = handles.controller.signal;
+      const onAbort = (): void => sendToLive(self, { type: 'ABORT' });
+      if (signal.aborted) {
+        onAbort();
+        return;
+      }
+      signal.addEventListener('abort', onAbort, { once: true });
+      handles.unwatch = () => signal.removeEventListener('abort', onAbort);
+    },
+    // A synchronous phase runs now (never a throw); its outcome comes back a microtask later, as a
+    // promise's would, so what was already on its way (an ABORT right after the start) arrives first.
+    runPhase: ({ context, system, self }: Args, params: { phase: SyncToolPhase }): void => {
+      let event: ToolPhaseEvent;
+      try {
+        event = {
+          type: `${params.phase}.done`,
+          output: phases.sync[params.phase]({ system, context }),
+        } as never;
+      } catch (error) {
+        event = { type: `${params.phase}.error`, error };
+      }
+      queueMicrotask(() => sendToLive(self, event));
+    },
+    // An asynchronous phase starts now with its own signal; only the current phase's outcome is sent back
+    // (a phase left or stopped in the meantime is stale: its controller is no longer the call's).
+    startPhase: ({ context, system, self }: Args, params: { phase: AsyncToolPhase }): void => {
+      const { phase } = params;
+      const { calls } = liveHandlesOf(system);
+      const controller = new AbortController();
+      const handles = calls.has(context.callKey) ? calls.get(context.callKey) : undefined;
+      if (handles) handles.phase = controller;
+      const settle = (event: ToolPhaseEvent): void => {
+        if (controller.signal.aborted || (handles && handles.phase !== controller)) return;
+        if (handles) handles.phase = undefined;
+        sendToLive(self, event);
+      };
+      let running: Promise<unknown>;
+      try {
+        running = phases.async[phase]({ system, context, signal: controller.signal });
+      } catch (error) {
+        running = Promise.reject(error);
+      }
+      running.then(
+        (output) => settle({ type: `${phase}.done`, output } as never),
+        (error: unknown) => settle({ type: `${phase}.error`, error }),
+      );
+    },
+    // Leaving a phase's state stops it: its signal aborts and a late outcome is ignored.
+    stopPhase: ({ context, system }: Args): void => {
+      const { calls } = liveHandlesOf(system);
+      if (!calls.has(context.callKey)) return;
+      const handles = calls.get(context.callKey);
+      const running = handles.phase;
+      handles.phase = undefined;
+      running?.abort();
+    },
     // The one place a standalone call's live handles are opened: its scope (listener snapshot,
     // abort controller) unless the input named one, and its call handles under its own key. Run
     // while the transition resolves (enqueueActions), so the handles exist before any child starts.
-    openCall: enqueueActions<ToolCallContext, ToolCallEvent, unknown, ToolCallEvent, any, any, any, any, any>(
-      ({ context, system }): void => {
-        if (!context.ownsCall) return;
-        if (context.request === null) {
-          throw new TypeError(
-            `Expected the toolCall input to carry \`call: { callId, name, arguments }\` or the \`callKey\` of an opened call, got neither (call key "${context.callKey}")`,
-          );
-        }
-        const services = servicesOf({ system });
-        const { scopes, calls } = liveHandlesOf(system);
-        if (context.ownsScope) {
-          scopes.openAs(context.scopeKey, {
-            seams: services.seams.snapshot(services.agent?.id),
-            controller: new AbortController(),
-            ...(services.agent ? { agent: services.agent } : {}),
-            ...(services.approval ? { approval: services.approval } : {}),
-          });
-        }
-        calls.open(context.callKey, context.request, scopes.get(context.scopeKey).controller.signal);
-      },
-    ),
+    openCall: enqueueActions<
+      ToolCallContext,
+      ToolCallEvent,
+      unknown,
+      ToolCallEvent,
+      never,
+      any,
+      any,
+      any,
+      any
+    >(({ context, system }): void => {
+      if (!context.ownsCall) return;
+      if (context.request === null) {
+        throw new TypeError(
+          `Expected the toolCall input to carry \`call: { callId, name, arguments }\` or the \`callKey\` of an opened call, got neither (call key "${context.callKey}")`,
+        );
+      }
+      const services = servicesOf({ system });
+      const { scopes, calls } = liveHandlesOf(system);
+      if (context.ownsScope) {
+        scopes.openAs(context.scopeKey, {
+          seams: services.seams.snapshot(services.agent?.id),
+          controller: new AbortController(),
+          ...(services.agent ? { agent: services.agent } : {}),
+          ...(services.approval ? { approval: services.approval } : {}),
+        });
+      }
+      calls.open(context.callKey, context.request, scopes.get(context.scopeKey).controller.signal);
+    }),
     closeCall: ({ context, system }: Args): void => {
       if (!context.ownsCall) return;
       const handles = liveHandlesOf(system);

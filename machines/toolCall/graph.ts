@@ -9,19 +9,15 @@ import type {
   PostExecuteOutput,
   PreExecuteOutput,
   PrepareOutput,
+  ToolPhase,
   ToolSeamsPresent,
 } from './types.js';
 import { toolSeamKeys } from './types.js';
 
-const done = <T>(id: string, output: T): AnyEventObject => ({
-  type: `xstate.done.actor.${id}`,
-  output,
-  actorId: id,
-});
-const fail = (id: string, message: string): AnyEventObject => ({
-  type: `xstate.error.actor.${id}`,
+const done = <T>(phase: ToolPhase, output: T): AnyEventObject => ({ type: `${phase}.done`, output });
+const fail = (phase: ToolPhase, message: string): AnyEventObject => ({
+  type: `${phase}.error`,
   error: { message },
-  actorId: id,
 });
 
 /** The n + 2 seam configurations: all empty, all present, and each seam absent in turn. */
@@ -46,8 +42,8 @@ const context = {
 };
 
 /**
- * Synthetic events for `xstate/graph` traversal of `toolCallMachine`: a done/error event for every
- * outcome of every invoke, `CANCEL_GRACE_OVER`, and `COMMIT`/`ABORT`. Outputs are plain objects.
+ * Synthetic events for `xstate/graph` traversal of `toolCallMachine`: a `<phase>.done`/`<phase>.error`
+ * event for every outcome of every phase, `CANCEL_GRACE_OVER`, and `COMMIT`/`ABORT`. Outputs are plain objects.
  */
 export const graphEvents: readonly AnyEventObject[] = [
   ...seamConfigurations.map((present) => done<DetachOutput>('detach', detached(present))),

@@ -2,7 +2,6 @@ import type { ToolMachineServices } from '../runtime/services.js';
 import { fixedServices, once, type ServicesResolver, servicesOfSystem } from '../runtime/systemServices.js';
 import { toolCallMachine } from '../toolCall.js';
 import { createToolCallActions } from './actions.js';
-import { createToolCallActors } from './actors.js';
 
 /**
  * The toolCall machine with services bound (tools, seams, cancel grace). A call whose input carries
@@ -33,7 +32,6 @@ export function provideToolCallLogic(
   servicesOf: ServicesResolver<ToolMachineServices>,
 ): typeof toolCallMachine {
   return toolCallMachine.provide({
-    actors: createToolCallActors(servicesOf),
     actions: createToolCallActions(servicesOf),
     delays: { cancelGrace: ({ system }) => servicesOf({ system }).cancelGraceMs },
   });

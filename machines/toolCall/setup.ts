@@ -1,6 +1,5 @@
-import { assign, fromCallback, raise, setup } from 'xstate';
+import { assign, raise, setup } from 'xstate';
 import { createFailureResult, withContexts } from '../../tools/index.js';
-import { unprovidedActors } from '../runtime/unprovided.js';
 import {
   abandonReview,
   assembleResult,
@@ -10,16 +9,16 @@ import {
 } from './rules.js';
 import type {
   ApprovalOutput,
+  AsyncToolPhase,
   DetachOutcome,
   DetachOutput,
   DispatchOutput,
   FinalizeOutput,
   GuardsOutput,
-  PostExecuteInput,
   PostExecuteOutput,
   PreExecuteOutput,
   PrepareOutput,
-  ToolCallActorInput,
+  SyncToolPhase,
   ToolCallContext,
   ToolCallEvent,
   ToolCallInput,
@@ -28,13 +27,10 @@ import type {
   ToolSeamKey,
 } from './types.js';
 
-// The un-provided machine (Stately, diagrams, graph traversal) never runs its actors.
-const unprovided = unprovidedActors('toolCallMachine', 'build it with createToolCallLogic(services)');
-
 const outputOf = <T>(event: unknown): T => (event as { output: T }).output;
 const errorOf = (event: unknown): unknown => (event as { error: unknown }).error;
 
-/** The toolCall machine's implementations: types, actors, named actions, guards and delays. */
+/** The toolCall machine's implementations: types, named actions, guards and delays (no actors: phases are actions). */
 export const toolCallSetup = setup({
   types: {
     input: {} as ToolCallInput,
@@ -42,19 +38,14 @@ export const toolCallSetup = setup({
     events: {} as ToolCallEvent,
     output: {} as ToolCallOutput,
   },
-  actors: {
-    detach: unprovided<DetachOutput, ToolCallActorInput>('detach'),
-    prepare: unprovided<PrepareOutput, ToolCallActorInput>('prepare'),
-    preExecute: unprovided<PreExecuteOutput, ToolCallActorInput>('preExecute'),
-    approval: unprovided<ApprovalOutput, ToolCallActorInput & { reason: string | null }>('approval'),
-    guards: unprovided<GuardsOutput, ToolCallActorInput>('guards'),
-    dispatch: unprovided<DispatchOutput, ToolCallActorInput>('dispatch'),
-    postExecute: unprovided<PostExecuteOutput, PostExecuteInput>('postExecute'),
-    finalize: unprovided<FinalizeOutput, PostExecuteInput>('finalize'),
-    watchAbort: fromCallback<{ type: 'ABORT' }, { callKey: string }>(() => undefined),
-  },
   actions: {
-    // Side effects: no-ops here, bound to services by createToolCallLogic.
+    // Side effects: no-ops here, bound to services by createToolCallLogic (the un-provided machine,
+    // for Stately, diagrams and graph traversal, runs no phase: the graph sends the phases' outcomes).
+    // A phase's outcome comes back as `<phase>.done` (with `output`) or `<phase>.error` (with `error`).
+    runPhase: (_, _params: { phase: SyncToolPhase }) => {},
+    startPhase: (_, _params: { phase: AsyncToolPhase }) => {},
+    stopPhase: () => {},
+    watchAbort: () => {},
     openCall: () => {},
     closeCall: () => {},
     abortCall: () => {},

@@ -76,8 +76,36 @@ export interface ToolCallContext {
   readonly postContexts: readonly HookContext[];
 }
 
+/** The phases that compute something; none is an actor (see `phases.ts`). */
+export interface ToolPhaseOutputs {
+  detach: DetachOutput;
+  prepare: PrepareOutput;
+  preExecute: PreExecuteOutput;
+  approval: ApprovalOutput;
+  guards: GuardsOutput;
+  dispatch: DispatchOutput;
+  postExecute: PostExecuteOutput;
+  finalize: FinalizeOutput;
+}
+export type ToolPhase = keyof ToolPhaseOutputs;
+/** Synchronous phases: run by `runPhase`, which raises their outcome in the same macrostep. */
+export type SyncToolPhase = 'detach' | 'guards' | 'finalize';
+/** Asynchronous phases: started by `startPhase` on entry, stopped by `stopPhase` on exit. */
+export type AsyncToolPhase = Exclude<ToolPhase, SyncToolPhase>;
+
+/** A phase's outcome, sent back to the call (`<phase>.done` with its output, `<phase>.error`). */
+export type ToolPhaseEvent = {
+  [P in ToolPhase]:
+    | { type: `${P}.done`; output: ToolPhaseOutputs[P] }
+    | { type: `${P}.error`; error: unknown };
+}[ToolPhase];
+
 /** `CANCEL_GRACE_OVER` is raised by the call itself `cancelGrace` after its first `ABORT`. */
-export type ToolCallEvent = { type: 'COMMIT' } | { type: 'ABORT' } | { type: 'CANCEL_GRACE_OVER' };
+export type ToolCallEvent =
+  | { type: 'COMMIT' }
+  | { type: 'ABORT' }
+  | { type: 'CANCEL_GRACE_OVER' }
+  | ToolPhaseEvent;
 
 /**
  * What a batched call tells its batch: the input it will run with (after `tools/prepare`, before
@@ -91,17 +119,6 @@ export type ToolCallReport =
 export interface ToolCallOutput {
   readonly callId: string;
   /** Frozen, with `additionalContexts` in order (pre-execute, body, post-execute). */
-  readonly result: ToolResult;
-}
-
-/** Actor inputs: keys into the side tables plus plain data. */
-export interface ToolCallActorInput {
-  readonly scopeKey: string;
-  readonly callKey: string;
-  readonly turn: number | null;
-  readonly step: number | null;
-}
-export interface PostExecuteInput extends ToolCallActorInput {
   readonly result: ToolResult;
 }
 

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { type AnyMachineSnapshot, createActor, toPromise } from 'xstate';
+import type { AnyMachineSnapshot, EventObject } from 'xstate';
 import { z } from 'zod';
 import { ToolResultSchema } from '../../kernel/index.js';
-import { fixedServices } from '../../machines/runtime/systemServices.js';
-import { createToolCallActors } from '../../machines/toolCall/actors.js';
+import { liveHandlesOf } from '../../machines/runtime/liveHandles.js';
 import { createToolCallLogic } from '../../machines/toolCall/logic.js';
+import { detachCall } from '../../machines/toolCall/phases.js';
 import { type ToolCallContext, type ToolSeamsPresent, toolSeamKeys } from '../../machines/toolCall/types.js';
 import { graphEvents, toolCallMachine } from '../../machines/toolCall.js';
 import { createSeams } from '../../seams/index.js';
@@ -20,7 +20,7 @@ import {
 } from '../../testing/index.js';
 import { createToolRegistryCore, defineTool } from '../../tools/index.js';
 
-// The call's seams are snapshotted by the `detach` actor, so each configuration keeps only the detach
+// The call's seams are snapshotted by the `detach` phase, so each configuration keeps only the detach
 // outcomes whose `seamsPresent` matches it (plus the failures, which carry all-present).
 const detachMatches = (
   present: ToolSeamsPresent,
@@ -30,7 +30,7 @@ const detachMatches = (
 const eventsFor = (present: Readonly<Record<string, boolean>>) =>
   graphEvents.filter(
     (event) =>
-      event.type !== 'xstate.done.actor.detach' ||
+      event.type !== 'detach.done' ||
       detachMatches(
         present as ToolSeamsPresent,
         (event as unknown as { output: { seamsPresent: ToolSeamsPresent } }).output,
@@ -82,7 +82,22 @@ const echo = defineTool({
 });
 
 const GRACE_MS = 5_000;
-/** Real services for one path: seams with pass-through listeners on the present seams, one open call. */
+// The first outcome listed for each phase: what quiescence (and R01, for our own phases) sends.
+const phaseDefaults = (events: readonly EventObject[]): EventObject[] => {
+  const seen = new Set<string>();
+  return events.filter((event) => {
+    const phase = /^(\w+)\.done$/.exec(event.type)?.[1];
+    if (phase === undefined || seen.has(phase)) return false;
+    seen.add(phase);
+    return true;
+  });
+};
+
+/**
+ * Real services for one path: seams with pass-through listeners on the present seams, one open call.
+ * The phases are stubbed (the path sends their outcomes), except that detaching really reads the call,
+ * so sealing seals the call that was read.
+ */
 async function executePath(
   path: MachinePath,
   present: Readonly<Record<string, boolean>>,
@@ -100,34 +115,29 @@ async function executePath(
   const tools = createToolRegistryCore();
   tools.register(echo);
   const services = { tools, seams, cancelGraceMs: GRACE_MS };
-  const real = createToolCallActors(fixedServices(services));
-  let sealed = false;
+  const logic = createToolCallLogic(services).provide({
+    actions: {
+      runPhase: ({ context, system }, params) => {
+        if (params.phase !== 'detach') return;
+        const { scopes, calls } = liveHandlesOf(system);
+        detachCall(services, calls.get(context.callKey), scopes.get(context.scopeKey), context);
+      },
+      startPhase: () => {},
+    },
+  });
   try {
     // The call opens its own scope and handles from its input (K02's shape).
     const run = await runPath(path, {
-      logic: createToolCallLogic(services),
+      logic,
       input: { call: { callId: 'c1', name: 'echo', arguments: '{"text":"a"}' }, batched },
-      stub: ['detach', 'prepare', 'preExecute', 'approval', 'guards', 'dispatch', 'postExecute', 'finalize'],
+      stub: [],
       events: graphEvents,
-      quiesce: [{ type: 'COMMIT' }],
-      // A detached outcome runs the real detach first, so sealing seals the call that was read.
-      onSettle: async ({ kind, pending, payload }) => {
-        // Any detach outcome is recorded; sealing then seals the call (reading it itself if need be).
-        if (pending.id === 'detach' && kind === 'done') sealed = true;
-        if (
-          pending.id === 'detach' &&
-          kind === 'done' &&
-          (payload as { outcome: string }).outcome === 'detached'
-        ) {
-          // In the call's own system (as its child), where its handles are.
-          await toPromise(
-            createActor(real.detach, { input: pending.input as never, parent: pending.actor }).start(),
-          );
-        }
-      },
+      quiesce: [{ type: 'COMMIT' }, ...phaseDefaults(eventsFor(present))],
       log: notifications,
       ...(afterSteps ? { afterSteps } : {}),
     });
+    // Any detach outcome is recorded (the call id is then known); sealing seals the call either way.
+    const sealed = (run.snapshot.context as ToolCallContext).callId !== '';
     return { run, sealed };
   } finally {
     notifications.dispose();
@@ -163,17 +173,20 @@ describe('G01 toolCall: shortest paths over every seam configuration', () => {
   // Whatever a path did, an ABORT (then a COMMIT, in that order, as a draining batch sends them)
   // ends the call within the cancel grace without any listener or body settling: a hostile
   // listener that never returns cannot hold it. A body that did not stop uses the first grace, so
-  // its post-execute gets a second one. Detaching and the finalizer are ours and synchronous.
-  const ours = new Set(['detach', 'finalize']);
-  const abortThenCommit = async (run: AfterSteps): Promise<void> => {
+  // its post-execute gets a second one. Detaching, guards and the finalizer are ours and synchronous.
+  const ours = (present: Readonly<Record<string, boolean>>) =>
+    phaseDefaults(eventsFor(present)).filter((event) =>
+      ['detach.done', 'guards.done', 'finalize.done'].includes(event.type),
+    );
+  const abortThenCommit = (present: Readonly<Record<string, boolean>>) => async (run: AfterSteps) => {
     let advanced = 0;
     for (let round = 0; round < 8 && run.actor.getSnapshot().status === 'active'; round++) {
       const accepted = [{ type: 'ABORT' }, { type: 'COMMIT' }].filter((event) =>
         run.actor.getSnapshot().can(event),
       );
       for (const event of accepted) await run.send(event);
-      const ownStub = [...run.pending.keys()].find((id) => ours.has(id));
-      if (ownStub) await run.settleDefault(ownStub);
+      const own = ours(present).find((event) => run.actor.getSnapshot().can(event));
+      if (own) await run.send(own);
       else if (accepted.length === 0) {
         if (advanced >= 2 * GRACE_MS) break;
         await run.advance(GRACE_MS);
@@ -191,7 +204,7 @@ describe('G01 toolCall: shortest paths over every seam configuration', () => {
       it(`${paths.length} paths`, async () => {
         const stuck: string[] = [];
         for (const path of paths) {
-          await executePath(path, present, batched, abortThenCommit).catch((error: Error) =>
+          await executePath(path, present, batched, abortThenCommit(present)).catch((error: Error) =>
             stuck.push(`${describePath(path)}: ${error.message}`),
           );
         }

@@ -147,7 +147,7 @@ function refusedAppendSteps(path: MachinePath): Set<number> {
  * `turn/end` (an `error` output first gets the turn's repair of unpaired calls).
  *
  * Real: the log, `tool/call`/`tool/result` appends, the scope watch and the call table. Stubbed: the
- * `classify` actor (the path picks the mode) and each spawned `toolCall` child. A stub child is chosen
+ * `classifyNext` action (the path sends `classify.done`, picking the mode) and each spawned `toolCall` child. A stub child is chosen
  * over a real call on deferred seams because the path's events are the child's *reports*: PREPARED and
  * SETTLED are sent to the batch just as a child's `_parent.send` would, and its done/error is the stub
  * settling; a real call would report on its own schedule, and a call actor dying (`error.call-N`)
@@ -186,21 +186,23 @@ export async function executeBatchPath(
     });
   });
   const run = await runPath(path, {
+    // The classification is stubbed (the path sends it, picking the mode).
     logic: createToolBatchLogic({
       tools: createToolRegistryCore(),
       seams,
       log,
       cancelGraceMs: 5_000,
-    }),
+    }).provide({ actions: { classifyNext: () => {} } }),
     input: { ...input, scopeKey },
     prepare,
-    stub: ['classify', 'toolCall'],
+    stub: ['toolCall'],
     events: graphEvents,
     parent: standIn,
     // Quiescence: abort (no new starts), then every started call reports, and the stubs are settled
     // in cursor order with their first listed outcome (a success).
     quiesce: [
       { type: 'ABORT' },
+      ...calls.map((_, index) => ({ type: 'classify.done', index, output: { mode: 'parallel' } })),
       ...calls.flatMap((call) => [
         { type: 'PREPARED_INPUT', callId: call.id, arguments: call.arguments },
         { type: 'PREPARED', callId: call.id },

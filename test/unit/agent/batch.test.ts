@@ -84,7 +84,7 @@ describe('tool batches through an agent', () => {
       'step/end',
       'turn/end',
     ]);
-    current.expectInvariants({ ledger: true });
+    current.expectInvariants();
   });
 
   it('B08 cancel with two held parallel bodies drains c1 and c2, pairs c3 and c4 synthetically, then records ctx-c1, ctx-c2', async () => {
@@ -140,7 +140,7 @@ describe('tool batches through an agent', () => {
     ]);
     expect(started).toEqual(['c1', 'c2']);
     expect(reasons(current.agent.log.events)).toEqual([{ kind: 'aborted' }]);
-    current.expectInvariants({ ledger: true });
+    current.expectInvariants();
   });
 
   it('T06 through an agent, JSON.parse(tool/call.arguments) deep-equals exec.arguments', async () => {
@@ -170,11 +170,11 @@ describe('tool batches through an agent', () => {
     });
     current.agent.followup('go');
     await current.agent.whenIdle();
-    const recorded = current.data<{ arguments: string }>('tool/call')[0]?.arguments ?? '';
+    const recorded = current.eventData<{ arguments: string }>('tool/call')[0]?.arguments ?? '';
     expect(seen).toHaveLength(1);
     expect(JSON.parse(recorded)).toEqual(seen[0]);
     expect(seen[0]).toEqual(args);
-    current.expectInvariants({ ledger: true });
+    current.expectInvariants();
   });
 
   it('L10 a continuation stop after a step with tool calls ends the turn', async () => {
@@ -187,7 +187,7 @@ describe('tool batches through an agent', () => {
     current.agent.followup('go');
     await current.agent.whenIdle();
     expect(current.model.requests).toHaveLength(1);
-    expect(current.types()).toEqual([
+    expect(current.eventTypes()).toEqual([
       'turn/start',
       'user/message',
       'step/start',
@@ -198,7 +198,7 @@ describe('tool batches through an agent', () => {
       'turn/end',
     ]);
     expect(reasons(current.agent.log.events)).toEqual([{ kind: 'completed' }]);
-    current.expectInvariants({ ledger: true });
+    current.expectInvariants();
   });
 
   it('L18 inject() from tools/result and agent/status listeners while the batch finishes is never lost', async () => {
@@ -221,7 +221,7 @@ describe('tool batches through an agent', () => {
     const result = rows(current).indexOf('result:c1');
     expect(rows(current)[result + 1]).toBe('context:from tools/result');
     expect(current.agent.log.events.at(-3)?.data).toMatchObject({ trigger: { kind: 'injection' } });
-    current.expectInvariants({ ledger: true });
+    current.expectInvariants();
   });
 
   it('C02 a pre-execute listener that cancels and allows: c1 gets ABORTED_BEFORE_DISPATCH with finalize and tools/result, c2 a synthetic pair, no body runs', async () => {
@@ -275,8 +275,10 @@ describe('tool batches through an agent', () => {
     ]);
     expect(bodies).toEqual([]);
     expect(finalized).toEqual(['c1']);
-    expect(current.seen('tools/result').map((p) => (p.exec as { callId: string }).callId)).toEqual(['c1']);
+    expect(
+      current.notifications.of('tools/result').map((p) => (p.exec as { callId: string }).callId),
+    ).toEqual(['c1']);
     expect(reasons(current.agent.log.events)).toEqual([{ kind: 'aborted' }]);
-    current.expectInvariants({ ledger: true });
+    current.expectInvariants();
   });
 });

@@ -27,7 +27,7 @@ describe('cancellation and disposal', () => {
     agent.inject('during the request');
     agent.cancel();
     await agent.whenIdle();
-    expect(current.types()).toEqual([
+    expect(current.eventTypes()).toEqual([
       'turn/start',
       'user/message',
       'step/start',
@@ -36,12 +36,14 @@ describe('cancellation and disposal', () => {
       'turn/end',
     ]);
     expect(reasons(agent.log.events)).toEqual([{ kind: 'aborted' }]);
-    expect(current.seen('agent/cancel-requested')).toEqual([{ agentId: agent.id, cause: { kind: 'user' } }]);
-    expect(current.seen('agent/error')).toEqual([]);
+    expect(current.notifications.of('agent/cancel-requested')).toEqual([
+      { agentId: agent.id, cause: { kind: 'user' } },
+    ]);
+    expect(current.notifications.of('agent/error')).toEqual([]);
     agent.followup('second');
     await agent.whenIdle();
     expect(reasons(agent.log.events)).toEqual([{ kind: 'aborted' }, { kind: 'completed' }]);
-    current.expectInvariants({ ledger: true });
+    current.expectInvariants();
   });
 
   it('C03 a cancel with keepInbox keeps the queued messages, which run as later turns', async () => {
@@ -58,9 +60,9 @@ describe('cancellation and disposal', () => {
       { kind: 'completed' },
       { kind: 'completed' },
     ]);
-    expect(current.data('user/message').map((d) => textOf(d.content as never))).toEqual(['a', 'b', 'c']);
-    expect(current.seen('agent/inbox/discard')).toEqual([]);
-    current.expectInvariants({ ledger: true });
+    expect(current.eventData('user/message').map((d) => textOf(d.content as never))).toEqual(['a', 'b', 'c']);
+    expect(current.notifications.of('agent/inbox/discard')).toEqual([]);
+    current.expectInvariants();
   });
 
   it('C03 a cancel without keepInbox drops the queue and the pending steering in one discard', async () => {
@@ -72,7 +74,7 @@ describe('cancellation and disposal', () => {
     const queuedId = agent.followup('b');
     agent.cancel();
     await agent.whenIdle();
-    expect(current.seen('agent/inbox/discard')).toEqual([
+    expect(current.notifications.of('agent/inbox/discard')).toEqual([
       {
         agentId: agent.id,
         items: [
@@ -82,7 +84,7 @@ describe('cancellation and disposal', () => {
       },
     ]);
     expect(reasons(agent.log.events)).toEqual([{ kind: 'aborted' }]);
-    current.expectInvariants({ ledger: true });
+    current.expectInvariants();
   });
 
   it('C04 dispose during a turn ends it disposed, discards pending messages, and delivery throws afterwards', async () => {
@@ -93,14 +95,14 @@ describe('cancellation and disposal', () => {
     await until(() => current?.model.requests.length === 1);
     await agent.dispose();
     expect(reasons(agent.log.events)).toEqual([{ kind: 'disposed' }]);
-    expect(current.seen('agent/inbox/discard')).toHaveLength(1);
-    expect(current.seen('agent/status').map((p) => p.status)).toEqual(['running', 'disposed']);
+    expect(current.notifications.of('agent/inbox/discard')).toHaveLength(1);
+    expect(current.notifications.of('agent/status').map((p) => p.status)).toEqual(['running', 'disposed']);
     expect(() => agent.followup('c')).toThrowErrorMatchingInlineSnapshot(
       `[Error: agent "${agent.id}" is disposed: followup() cannot deliver anything anymore; create a new agent (or reopen its store)]`,
     );
     expect(() => agent.inject('x')).toThrow(/is disposed/);
     await agent.dispose();
-    current.expectInvariants({ ledger: true });
+    current.expectInvariants();
   });
 
   const seamCases: [string, (seams: Seams, listener: (signal: AbortSignal) => Promise<never>) => void][] = [
@@ -139,8 +141,8 @@ describe('cancellation and disposal', () => {
         current.agent.cancel();
         await current.agent.whenIdle();
         expect(reasons(current.agent.log.events)).toEqual([{ kind: 'aborted' }]);
-        expect(current.seen('agent/error')).toEqual([]);
-        current.expectInvariants({ ledger: true });
+        expect(current.notifications.of('agent/error')).toEqual([]);
+        current.expectInvariants();
       });
     }
   }
@@ -170,12 +172,12 @@ describe('cancellation and disposal', () => {
       current.agent.cancel();
       await current.agent.whenIdle();
       expect(reasons(current.agent.log.events)).toEqual([{ kind: 'aborted' }]);
-      expect(current.data<{ error?: { code: string } }>('tool/result').map((r) => r.error?.code)).toEqual([
-        'ABORTED_BEFORE_DISPATCH',
-      ]);
+      expect(
+        current.eventData<{ error?: { code: string } }>('tool/result').map((r) => r.error?.code),
+      ).toEqual(['ABORTED_BEFORE_DISPATCH']);
       expect(ran).toBe(0);
-      expect(current.seen('agent/error')).toEqual([]);
-      current.expectInvariants({ ledger: true });
+      expect(current.notifications.of('agent/error')).toEqual([]);
+      current.expectInvariants();
     });
   }
 
@@ -194,14 +196,14 @@ describe('cancellation and disposal', () => {
     await entered.promise;
     current.agent.cancel();
     await vi.advanceTimersByTimeAsync(990);
-    expect(current.types()).not.toContain('turn/end');
+    expect(current.eventTypes()).not.toContain('turn/end');
     await vi.advanceTimersByTimeAsync(20);
     await current.agent.whenIdle();
     expect(reasons(current.agent.log.events)).toEqual([{ kind: 'aborted' }]);
-    expect(current.data<{ error?: { code: string } }>('tool/result').map((r) => r.error?.code)).toEqual([
+    expect(current.eventData<{ error?: { code: string } }>('tool/result').map((r) => r.error?.code)).toEqual([
       'ABORTED',
     ]);
-    current.expectInvariants({ ledger: true });
+    current.expectInvariants();
   });
 
   it('C05 post-step after a cancelled batch runs once with the aborted signal, bounded by cancelGraceMs', async () => {
@@ -226,11 +228,11 @@ describe('cancellation and disposal', () => {
     current.agent.cancel();
     await vi.advanceTimersByTimeAsync(150);
     expect(postStep).toEqual([true]);
-    expect(current.types()).not.toContain('turn/end');
+    expect(current.eventTypes()).not.toContain('turn/end');
     await vi.advanceTimersByTimeAsync(100);
     await current.agent.whenIdle();
-    expect(current.types().slice(-2)).toEqual(['step/end', 'turn/end']);
+    expect(current.eventTypes().slice(-2)).toEqual(['step/end', 'turn/end']);
     expect(reasons(current.agent.log.events)).toEqual([{ kind: 'aborted' }]);
-    current.expectInvariants({ ledger: true });
+    current.expectInvariants();
   });
 });

@@ -62,7 +62,7 @@ describe('cancel with hostile listeners on parallel calls', () => {
       // One grace for the whole cancel (plus scheduling slack), not one per call and not forever.
       expect(elapsed).toBeLessThan(GRACE_MS * 1.5);
       expect(reasons(run.agent.log.events)).toEqual([{ kind: 'aborted' }]);
-      const results = run.data<{ callId: string }>('tool/result').map((r) => r.callId);
+      const results = run.eventData<{ callId: string }>('tool/result').map((r) => r.callId);
       expect(results).toEqual(['c1', 'c2', 'c3']);
       run.expectInvariants();
       await run.agent.dispose();

@@ -42,7 +42,7 @@ describe('events for children are only sent to a live child', () => {
     await current.agent.whenIdle();
     expect(reasons(current.agent.log.events)).toEqual([{ kind: 'aborted' }]);
     expect(stoppedActorWarnings(warn)).toEqual([]);
-    current.expectInvariants({ ledger: true });
+    current.expectInvariants();
   });
 });
 
@@ -79,7 +79,7 @@ describe('an agent whose root actor errors', () => {
       expect(agent.actor.getSnapshot().status).toBe('error');
       await within(agent.whenIdle());
       expect(logger.lines.some((line) => line.includes('stopped on an error'))).toBe(true);
-      expect(current.seen('agent/error').map((e) => e.origin)).toEqual(['agent']);
+      expect(current.notifications.of('agent/error').map((e) => e.origin)).toEqual(['agent']);
       expect(() => agent.followup('again')).toThrow(/stopped on an error/);
       await within(agent.dispose());
       await within(agent.dispose());
@@ -128,7 +128,7 @@ describe('a turn whose turn/start was refused', () => {
     expect(steered).toBe(true);
     expect(stoppedActorWarnings(warn)).toEqual([]);
     // The refused turn wrote nothing; the steer became an ordinary message and ran as turn 1.
-    expect(current.types()).toEqual([
+    expect(current.eventTypes()).toEqual([
       'turn/start',
       'user/message',
       'step/start',
@@ -136,6 +136,6 @@ describe('a turn whose turn/start was refused', () => {
       'step/end',
       'turn/end',
     ]);
-    current.expectInvariants({ ledger: true });
+    current.expectInvariants();
   });
 });

@@ -3,14 +3,10 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { checkInvariants, createJsonlStore, type LogEvent, openJsonlStore, type SeamPlugin } from 'seamchart';
+import { createTestAgent } from 'seamchart/testing';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { LogEvent } from '../../../kernel/index.js';
-import { createAgent } from '../../../machines/agent/createAgent.js';
-import { scriptedModel } from '../../../model/index.js';
-import { createSeams } from '../../../seams/index.js';
-import { checkInvariants, createJsonlStore, openJsonlStore } from '../../../session/index.js';
-import { createToolRegistryCore } from '../../../tools/index.js';
-import { recordNotifications, sleep } from './helpers.js';
+import { sleep } from './helpers.js';
 
 const root = resolve(import.meta.dirname, '../../..');
 const childFile = join(import.meta.dirname, 'children/inboxChild.ts');
@@ -89,25 +85,26 @@ interface TrialOutcome {
   claimedThenKilled: number;
 }
 
+/** Blocks a prompt that says "block", as the child's writer does. */
+const blocker: SeamPlugin = {
+  name: 'blocker',
+  apply: (seams) =>
+    seams.on('agent/prompt-submit', (context, next) =>
+      JSON.stringify(context.content).includes('block') ? { kind: 'block', reason: 'blocked' } : next(),
+    ),
+};
+
 /** Resumes the killed session in this process and checks every acknowledged id's fate. */
 async function resumeAndCheck(path: string, acked: readonly string[]): Promise<TrialOutcome> {
   const store = await openJsonlStore(path);
   const before = store.initialEvents;
   expect(checkInvariants(before)).toEqual([]);
-  const seams = createSeams();
-  const notifications = recordNotifications(seams);
-  seams.on('agent/prompt-submit', (context, next) =>
-    JSON.stringify(context.content).includes('block') ? { kind: 'block', reason: 'blocked' } : next(),
-  );
-  const agent = createAgent({
-    seams,
-    store,
-    tools: createToolRegistryCore(),
-    model: scriptedModel(Array.from({ length: 40 }, (_, i) => ({ text: `resumed ${i}` }))),
+  const { agent, notifications } = createTestAgent({
+    plugins: [blocker],
+    script: Array.from({ length: 40 }, (_, i) => ({ text: `resumed ${i}` })),
+    options: { store },
   });
-  const requeued = notifications
-    .filter((n) => n.seam === 'agent/inbox/enqueue')
-    .map((n) => n.payload.id as string);
+  const requeued = notifications.of('agent/inbox/enqueue').map((item) => item.id);
   const newId = agent.followup('new after resume');
   await agent.whenIdle();
   const after = agent.log.events;
@@ -177,11 +174,9 @@ describe('D06 the durable inbox survives SIGKILL', () => {
 
   it('D06 a graceful dispose() of a file-backed agent keeps pending items; the resume runs them first', async () => {
     const path = join(directory, 'dispose.jsonl');
-    const first = createAgent({
-      seams: createSeams(),
-      store: await createJsonlStore(path, { id: 'dispose' }),
-      tools: createToolRegistryCore(),
-      model: scriptedModel([{ hang: true }]),
+    const { agent: first } = createTestAgent({
+      script: [{ hang: true }],
+      options: { store: await createJsonlStore(path, { id: 'dispose' }) },
     });
     first.followup('a');
     const b = first.followup('b');
@@ -190,15 +185,11 @@ describe('D06 the durable inbox survives SIGKILL', () => {
     await first.dispose();
     expect(discardedIds(first.log.events)).toEqual([]);
     const store = await openJsonlStore(path);
-    const seams = createSeams();
-    const notifications = recordNotifications(seams);
-    const second = createAgent({
-      seams,
-      store,
-      tools: createToolRegistryCore(),
-      model: scriptedModel([{ text: 'A' }, { text: 'B' }, { text: 'C' }, { text: 'D' }]),
+    const { agent: second, notifications } = createTestAgent({
+      script: [{ text: 'A' }, { text: 'B' }, { text: 'C' }, { text: 'D' }],
+      options: { store },
     });
-    const requeued = notifications.filter((n) => n.seam === 'agent/inbox/enqueue').map((n) => n.payload.id);
+    const requeued = notifications.of('agent/inbox/enqueue').map((item) => item.id);
     expect(requeued).toEqual(expect.arrayContaining([b, c]));
     const d = second.followup('d');
     await second.whenIdle();

@@ -1,29 +1,19 @@
-import { expect } from 'vitest';
-import type { ContentBlock, JsonValue, LogEvent } from '../../../kernel/index.js';
-import { type Agent, createAgent } from '../../../machines/agent/createAgent.js';
-import type { AgentOptions } from '../../../machines/agent/options.js';
-import { type ScriptedModel, scriptedModel } from '../../../model/index.js';
-import { createSeams, notifySeamNames } from '../../../seams/index.js';
-import type { NotifySeamName, SeamLogger, Seams } from '../../../seams/types.js';
-import { checkInvariants, checkLedger, coreTurnEvents } from '../../../session/index.js';
-import { createToolRegistryCore } from '../../../tools/index.js';
-import type { ToolRegistryCore } from '../../../tools/types.js';
+// The agent tests' shared fixtures, built on the public testing kit as a user's tests would be.
 
-export interface Notification {
-  readonly seam: NotifySeamName;
-  readonly payload: Record<string, unknown>;
-}
-
-/** Records every notify-mode event of `seams`, in order. */
-export function recordNotifications(seams: Seams): Notification[] {
-  const recorded: Notification[] = [];
-  for (const seam of notifySeamNames) {
-    seams.on(seam, ((payload: Record<string, unknown>) => {
-      recorded.push({ seam, payload });
-    }) as never);
-  }
-  return recorded;
-}
+import {
+  type AgentOptions,
+  createSeams,
+  createToolRegistry,
+  defineTool,
+  type LogEvent,
+  type ScriptStep,
+  type SeamLogger,
+  type Seams,
+  type ToolDefinition,
+  type ToolRegistryCore,
+} from 'seamchart';
+import { createTestAgent as createKitTestAgent, type TestAgent as KitTestAgent } from 'seamchart/testing';
+import { z } from 'zod';
 
 /** A logger that keeps what it is told (tests assert on it instead of printing). */
 export function memoryLogger(): SeamLogger & { readonly lines: string[] } {
@@ -31,61 +21,72 @@ export function memoryLogger(): SeamLogger & { readonly lines: string[] } {
   return { lines, error: (message) => lines.push(message), warn: (message) => lines.push(message) };
 }
 
-export interface TestAgent {
-  readonly agent: Agent;
-  readonly seams: Seams;
-  readonly model: ScriptedModel;
-  readonly tools: ToolRegistryCore;
-  readonly notifications: Notification[];
+/** The kit's test agent, plus the logger its seams and agent report to. */
+export interface TestAgent extends KitTestAgent {
   readonly logger: ReturnType<typeof memoryLogger>;
-  /** Log event types in order. */
-  types(): string[];
-  /** Events of one type, data only. */
-  data<T = Record<string, unknown>>(type: string): T[];
-  /** Payloads of one notification seam. */
-  seen(seam: NotifySeamName): Record<string, unknown>[];
-  /** Asserts the log invariants (and the inbox ledger when asked). */
-  expectInvariants(options?: { ledger?: boolean; allowOutstanding?: boolean }): void;
 }
 
-/** Builds an agent over real seams, log and scripted model; listeners are registered by `register` first. */
-export function createTestAgent(options: {
-  script: Parameters<typeof scriptedModel>[0];
-  register?: (seams: Seams) => void;
-  tools?: ToolRegistryCore;
-  agent?: Partial<Omit<AgentOptions, 'seams' | 'model' | 'tools'>>;
-  seams?: Seams;
-}): TestAgent {
+/** What a project test builds an agent from. */
+export interface TestAgentSetup {
+  readonly script: readonly ScriptStep[];
+  /** Listeners registered directly on the fresh seams (not as a plugin) before the agent is created. */
+  readonly register?: (seams: Seams) => void;
+  readonly tools?: ToolRegistryCore;
+  /** A registry to use instead of fresh seams (which report to the memory logger). */
+  readonly seams?: Seams;
+  readonly agent?: Omit<AgentOptions, 'seams' | 'model' | 'tools'>;
+}
+
+/**
+ * `createTestAgent` of `seamchart/testing` over seams that report to a memory logger; `register`
+ * adds ad-hoc listeners under their own names (a plugin would prefix them).
+ */
+export function createTestAgent(setup: TestAgentSetup): TestAgent {
   const logger = memoryLogger();
-  const seams = options.seams ?? createSeams({ logger });
-  const notifications = recordNotifications(seams);
-  options.register?.(seams);
-  const model = scriptedModel(options.script);
-  const tools = options.tools ?? createToolRegistryCore();
-  const agent = createAgent({ seams, tools, model, logger, ...options.agent });
-  return {
-    agent,
+  const seams = setup.seams ?? createSeams({ logger });
+  setup.register?.(seams);
+  const kit = createKitTestAgent({
+    script: setup.script,
     seams,
-    model,
-    tools,
-    notifications,
-    logger,
-    types: () => coreTurnEvents(agent.log.events).map((event) => event.type),
-    data: <T>(type: string) => agent.log.events.filter((e) => e.type === type).map((e) => e.data as T),
-    seen: (seam) => notifications.filter((n) => n.seam === seam).map((n) => n.payload),
-    expectInvariants(check = {}) {
-      expect(checkInvariants(agent.log.events)).toEqual([]);
-      if (check.ledger) {
-        const ledger = notifications.filter((n) => n.seam.startsWith('agent/inbox/'));
-        const allowOutstanding = check.allowOutstanding === true;
-        expect(checkLedger(ledger, { allowOutstanding })).toEqual([]);
-      }
-    },
-  };
+    ...(setup.tools === undefined ? {} : { tools: setup.tools }),
+    options: { logger, ...setup.agent },
+  });
+  return { ...kit, logger };
+}
+
+/** A tool that answers with its `text` argument. */
+export const echoTool = defineTool({
+  name: 'echo',
+  description: 'echo',
+  parameters: z.object({ text: z.string() }),
+  execute: ({ text }) => text,
+});
+
+const tracked: TestAgent[] = [];
+
+/**
+ * A test agent with `echo` registered besides `tools`, disposed by `disposeTestAgents()` (call it in
+ * `afterEach`), for the spec-rule tests.
+ */
+export function agentWithEcho(
+  script: readonly ScriptStep[],
+  options: Omit<TestAgentSetup, 'script' | 'tools'> & { readonly tools?: readonly ToolDefinition[] } = {},
+): TestAgent {
+  const { tools: extra = [], ...rest } = options;
+  const tools = createToolRegistry();
+  for (const tool of [echoTool, ...extra]) tools.register(tool);
+  const testAgent = createTestAgent({ ...rest, script, tools });
+  tracked.push(testAgent);
+  return testAgent;
+}
+
+/** Disposes every agent `agentWithEcho` made since the last call. */
+export async function disposeTestAgents(): Promise<void> {
+  for (const testAgent of tracked.splice(0)) await testAgent.agent.dispose();
 }
 
 /** The text of a content array (text blocks joined). */
-export function textOf(content: readonly ContentBlock[] | JsonValue | undefined): string {
+export function textOf(content: unknown): string {
   if (!Array.isArray(content)) return '';
   return (content as { type?: string; text?: string }[])
     .filter((block) => block.type === 'text')

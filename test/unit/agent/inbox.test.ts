@@ -18,9 +18,12 @@ describe('the inbox', () => {
     expect(current.agent.status).toBe('idle');
     current.agent.followup('loud');
     await current.agent.whenIdle();
-    expect(current.data('user/message').map((d) => textOf(d.content as never))).toEqual(['quiet', 'loud']);
-    expect(current.seen('agent/inbox/enqueue').map((p) => p.wakeup)).toEqual([false, true]);
-    current.expectInvariants({ ledger: true });
+    expect(current.eventData('user/message').map((d) => textOf(d.content as never))).toEqual([
+      'quiet',
+      'loud',
+    ]);
+    expect(current.notifications.of('agent/inbox/enqueue').map((p) => p.wakeup)).toEqual([false, true]);
+    current.expectInvariants();
   });
 
   it('L17 every enqueue ends in exactly one dequeue or discard across sends, steering, cancel and dispose', async () => {
@@ -41,9 +44,11 @@ describe('the inbox', () => {
     await agent.whenIdle();
     agent.queue('left for dispose');
     await agent.dispose();
-    const kinds = current.notifications.filter((n) => n.seam.startsWith('agent/inbox/')).map((n) => n.seam);
+    const kinds = current.notifications.events
+      .filter((n) => n.seam.startsWith('agent/inbox/'))
+      .map((n) => n.seam);
     expect(kinds).toContain('agent/inbox/discard');
-    expect(current.seen('agent/inbox/enqueue')).toHaveLength(7);
-    current.expectInvariants({ ledger: true });
+    expect(current.notifications.of('agent/inbox/enqueue')).toHaveLength(7);
+    current.expectInvariants();
   });
 });

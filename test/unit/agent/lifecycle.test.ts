@@ -32,7 +32,7 @@ describe('agent lifecycle', () => {
     });
     first.agent.followup('first question');
     await first.agent.whenIdle();
-    first.expectInvariants({ ledger: true });
+    first.expectInvariants();
     await first.agent.dispose();
 
     const sources: string[] = [];
@@ -54,7 +54,7 @@ describe('agent lifecycle', () => {
       'first answer',
       'second question',
     ]);
-    current.expectInvariants({ ledger: true });
+    current.expectInvariants();
   });
 
   it('refuses an id that differs from the store session id', () => {
@@ -101,13 +101,13 @@ describe('agent lifecycle', () => {
     await vi.advanceTimersByTimeAsync(20);
     await current.agent.whenIdle();
     expect(reasons(current.agent.log.events)).toEqual([{ kind: 'completed' }]);
-    expect(current.seen('agent/error')).toEqual([
+    expect(current.notifications.of('agent/error')).toEqual([
       expect.objectContaining({
         origin: 'agent/session-start',
         error: expect.objectContaining({ code: 'SESSION_START_TIMEOUT' }),
       }),
     ]);
-    current.expectInvariants({ ledger: true });
+    current.expectInvariants();
   });
 
   it('every append emits session/event, and status never repeats', async () => {
@@ -117,10 +117,10 @@ describe('agent lifecycle', () => {
     current.agent.followup('two');
     await current.agent.whenIdle();
     await current.agent.dispose();
-    expect(current.seen('session/event').map((p) => (p.event as { seq: number }).seq)).toEqual(
+    expect(current.notifications.of('session/event').map((p) => (p.event as { seq: number }).seq)).toEqual(
       current.agent.log.events.map((e) => e.seq),
     );
-    expect(current.seen('agent/status').map((p) => p.status)).toEqual([
+    expect(current.notifications.of('agent/status').map((p) => p.status)).toEqual([
       'running',
       'idle',
       'running',
@@ -129,13 +129,13 @@ describe('agent lifecycle', () => {
     ]);
     expect(current.agent.status).toBe('disposed');
     // For a claimed message: status(running), then its dequeue, then turn/start.
-    const order = current.notifications
+    const order = current.notifications.events
       .map((n) =>
         n.seam === 'session/event' ? `event:${(n.payload.event as { type: string }).type}` : n.seam,
       )
       .filter((row) => ['agent/status', 'agent/inbox/dequeue', 'event:turn/start'].includes(row));
     expect(order.slice(0, 3)).toEqual(['agent/status', 'agent/inbox/dequeue', 'event:turn/start']);
-    current.expectInvariants({ ledger: true });
+    current.expectInvariants();
   });
 
   it('a native plugin using session-start, prompt-submit, pre-execute and post-execute blocks a destructive prompt; disposing it removes all four', async () => {
@@ -186,8 +186,8 @@ describe('agent lifecycle', () => {
       { kind: 'completed' },
     ]);
     expect(trace).toEqual(['start:startup', 'prompt', 'prompt', 'pre:ls', 'post:c1']);
-    expect(current.data('context/message').map((d) => textOf(d.content as never))).toEqual(['listed']);
-    expect(current.seen('seam/decided')).toContainEqual(
+    expect(current.eventData('context/message').map((d) => textOf(d.content as never))).toEqual(['listed']);
+    expect(current.notifications.of('seam/decided')).toContainEqual(
       expect.objectContaining({ seam: 'agent/prompt-submit', decidedBy: 'guardian.screen' }),
     );
     dispose();
@@ -199,6 +199,6 @@ describe('agent lifecycle', () => {
     ] as const) {
       expect(seams.listeners(seam)).toEqual([]);
     }
-    current.expectInvariants({ ledger: true });
+    current.expectInvariants();
   });
 });

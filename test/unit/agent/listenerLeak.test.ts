@@ -54,7 +54,7 @@ describe('abort-signal listeners', () => {
     run.agent.followup('go');
     await run.agent.whenIdle();
     expect(most).toBe(64);
-    expect(run.data('tool/result')).toHaveLength(64);
+    expect(run.eventData('tool/result')).toHaveLength(64);
     run.expectInvariants();
     await run.agent.dispose();
   });

@@ -19,7 +19,7 @@ describe('prompt-submit and one-send-one-turn', () => {
     });
     current.agent.followup('hello');
     await current.agent.whenIdle();
-    expect(current.types()).toEqual([
+    expect(current.eventTypes()).toEqual([
       'turn/start',
       'user/message',
       'step/start',
@@ -28,8 +28,8 @@ describe('prompt-submit and one-send-one-turn', () => {
       'turn/end',
     ]);
     expect(reasons(current.agent.log.events)).toEqual([{ kind: 'completed' }]);
-    expect(textOf(current.data<{ content: never }>('user/message')[0]?.content)).toBe('hello');
-    current.expectInvariants({ ledger: true });
+    expect(textOf(current.eventData<{ content: never }>('user/message')[0]?.content)).toBe('hello');
+    current.expectInvariants();
   });
 
   it('L02 allow{content} rewrites the recorded prompt and the model request', async () => {
@@ -40,9 +40,9 @@ describe('prompt-submit and one-send-one-turn', () => {
     });
     current.agent.followup('original');
     await current.agent.whenIdle();
-    expect(textOf(current.data<{ content: never }>('user/message')[0]?.content)).toBe('rewritten');
+    expect(textOf(current.eventData<{ content: never }>('user/message')[0]?.content)).toBe('rewritten');
     expect(current.model.requests[0]?.messages).toEqual([{ role: 'user', content: text('rewritten') }]);
-    current.expectInvariants({ ledger: true });
+    current.expectInvariants();
   });
 
   it('L03 allow{additionalContexts} records one context/message per context right after user/message, visible in the first request', async () => {
@@ -56,7 +56,7 @@ describe('prompt-submit and one-send-one-turn', () => {
     });
     current.agent.followup('prompt');
     await current.agent.whenIdle();
-    expect(current.types().slice(0, 5)).toEqual([
+    expect(current.eventTypes().slice(0, 5)).toEqual([
       'turn/start',
       'user/message',
       'context/message',
@@ -68,7 +68,7 @@ describe('prompt-submit and one-send-one-turn', () => {
       'one',
       'two',
     ]);
-    current.expectInvariants({ ledger: true });
+    current.expectInvariants();
   });
 
   it('L04 a block records prompt/blocked with the original content and turn/end{rejected}, runs no step and drops the attached contexts', async () => {
@@ -81,14 +81,14 @@ describe('prompt-submit and one-send-one-turn', () => {
     });
     current.agent.followup('rm -rf /', { contexts: [ctx('attached')] });
     await current.agent.whenIdle();
-    expect(current.types()).toEqual(['turn/start', 'prompt/blocked', 'turn/end']);
-    expect(current.data('prompt/blocked')[0]).toMatchObject({
+    expect(current.eventTypes()).toEqual(['turn/start', 'prompt/blocked', 'turn/end']);
+    expect(current.eventData('prompt/blocked')[0]).toMatchObject({
       content: text('rm -rf /'),
       reason: 'destructive',
     });
     expect(reasons(current.agent.log.events)).toEqual([{ kind: 'rejected', reason: 'destructive' }]);
     expect(current.model.requests).toHaveLength(0);
-    current.expectInvariants({ ledger: true });
+    current.expectInvariants();
   });
 
   it('L05 same-tick sends "secret" and "safe" with a policy blocking "secret" give a rejected turn, then a completed one', async () => {
@@ -106,8 +106,8 @@ describe('prompt-submit and one-send-one-turn', () => {
       { kind: 'rejected', reason: 'no secrets' },
       { kind: 'completed' },
     ]);
-    expect(current.data('user/message').map((d) => textOf(d.content as never))).toEqual(['safe']);
-    current.expectInvariants({ ledger: true });
+    expect(current.eventData('user/message').map((d) => textOf(d.content as never))).toEqual(['safe']);
+    current.expectInvariants();
   });
 
   it('L06 a prompt-submit listener that throws once ends that turn error{step:0}; the next message still runs', async () => {
@@ -127,10 +127,10 @@ describe('prompt-submit and one-send-one-turn', () => {
       expect.objectContaining({ kind: 'error', step: 0 }),
       { kind: 'completed' },
     ]);
-    expect(current.seen('agent/status').map((p) => p.status)).toEqual(['running', 'idle']);
+    expect(current.notifications.of('agent/status').map((p) => p.status)).toEqual(['running', 'idle']);
     expect(current.model.requests).toHaveLength(1);
     expect(current.model.requests[0]?.messages.map((m) => textOf(m.content as never))).toEqual(['second']);
-    current.expectInvariants({ ledger: true });
+    current.expectInvariants();
   });
 
   it('L07 five same-tick sends run five turns, one message each, in order', async () => {
@@ -140,7 +140,7 @@ describe('prompt-submit and one-send-one-turn', () => {
     const events = current.agent.log.events;
     const turns = events.filter((e) => e.type === 'turn/start').map((e) => (e.data as { turn: number }).turn);
     expect(turns).toEqual([1, 2, 3, 4, 5]);
-    expect(current.data('user/message').map((d) => textOf(d.content as never))).toEqual([
+    expect(current.eventData('user/message').map((d) => textOf(d.content as never))).toEqual([
       'message 1',
       'message 2',
       'message 3',
@@ -152,8 +152,8 @@ describe('prompt-submit and one-send-one-turn', () => {
       .filter((e) => e.type === 'turn/start' || e.type === 'turn/end')
       .map((e) => e.type);
     expect(boundaries).toEqual(Array.from({ length: 5 }, () => ['turn/start', 'turn/end']).flat());
-    expect(current.seen('agent/status').map((p) => p.status)).toEqual(['running', 'idle']);
-    current.expectInvariants({ ledger: true });
+    expect(current.notifications.of('agent/status').map((p) => p.status)).toEqual(['running', 'idle']);
+    current.expectInvariants();
   });
 
   it('L08 a session-start listener that injects "policy" produces injection turn 1, seen by the first model request', async () => {
@@ -179,13 +179,18 @@ describe('prompt-submit and one-send-one-turn', () => {
       [1, 'injection'],
       [2, 'message'],
     ]);
-    expect(current.types().slice(0, 4)).toEqual(['turn/start', 'context/message', 'turn/end', 'turn/start']);
+    expect(current.eventTypes().slice(0, 4)).toEqual([
+      'turn/start',
+      'context/message',
+      'turn/end',
+      'turn/start',
+    ]);
     expect(current.model.requests[0]?.messages.map((m) => textOf(m.content as never))).toEqual([
       'policy',
       'hello',
     ]);
     expect(sources).toEqual(['startup']);
-    expect(current.seen('agent/error')).toHaveLength(1);
-    current.expectInvariants({ ledger: true });
+    expect(current.notifications.of('agent/error')).toHaveLength(1);
+    current.expectInvariants();
   });
 });

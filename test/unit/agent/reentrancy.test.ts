@@ -19,7 +19,7 @@ describe('notifications that trigger deliveries', () => {
     run.agent.inject('first');
     // A timer still fires: the loop does not starve the event loop.
     await sleep(50);
-    const reports = run.seen('agent/error');
+    const reports = run.notifications.of('agent/error');
     expect(reports.length).toBeGreaterThan(0);
     expect(reports.length).toBeLessThan(200);
     expect(injected).toBe(reports.length);

@@ -42,7 +42,7 @@ describe('model requests', () => {
     });
     current.agent.followup('go');
     await current.agent.whenIdle();
-    expect(current.types()).toEqual([
+    expect(current.eventTypes()).toEqual([
       'turn/start',
       'user/message',
       'step/start',
@@ -52,10 +52,10 @@ describe('model requests', () => {
       'step/end',
       'turn/end',
     ]);
-    expect(current.data('step/start').map((d) => d.step)).toEqual([1, 2]);
+    expect(current.eventData('step/start').map((d) => d.step)).toEqual([1, 2]);
     expect(reasons(current.agent.log.events)).toEqual([{ kind: 'completed' }]);
     expect(seenPrior).toEqual([0]);
-    current.expectInvariants({ ledger: true });
+    current.expectInvariants();
   });
 
   it('L14 without a request-error listener the turn ends error with the failure message and code', async () => {
@@ -65,14 +65,14 @@ describe('model requests', () => {
     expect(reasons(current.agent.log.events)).toEqual([
       { kind: 'error', step: 1, message: 'overloaded', code: 'RATE_LIMIT' },
     ]);
-    expect(current.seen('seam/decided')).toContainEqual(
+    expect(current.notifications.of('seam/decided')).toContainEqual(
       expect.objectContaining({
         seam: 'agent/request-error',
         decidedBy: 'default',
         decision: { action: 'fail' },
       }),
     );
-    current.expectInvariants({ ledger: true });
+    current.expectInvariants();
   });
 
   it('L14 retries stop after maxRequestRetries', async () => {
@@ -87,7 +87,7 @@ describe('model requests', () => {
     expect(reasons(current.agent.log.events)).toEqual([
       { kind: 'error', step: 3, message: 'overloaded', code: 'RATE_LIMIT' },
     ]);
-    current.expectInvariants({ ledger: true });
+    current.expectInvariants();
   });
 
   it('L15 a max-tokens step makes the turn max-tokens even when a later step completes; its tool calls never run', async () => {
@@ -108,13 +108,13 @@ describe('model requests', () => {
     });
     current.agent.followup('go');
     await current.agent.whenIdle();
-    const answers = current.data<{ content: { type: string }[]; finish: string }>('assistant/message');
+    const answers = current.eventData<{ content: { type: string }[]; finish: string }>('assistant/message');
     expect(answers.map((a) => a.finish)).toEqual(['max-tokens', 'stop']);
     expect(answers[0]?.content.map((b) => b.type)).toEqual(['text']);
-    expect(current.types()).not.toContain('tool/call');
+    expect(current.eventTypes()).not.toContain('tool/call');
     expect(runs()).toBe(0);
     expect(reasons(current.agent.log.events)).toEqual([{ kind: 'max-tokens' }]);
-    current.expectInvariants({ ledger: true });
+    current.expectInvariants();
   });
 
   it('L19 duplicate call ids in one answer end the turn error INVALID_RESPONSE and run no tool', async () => {
@@ -132,11 +132,17 @@ describe('model requests', () => {
     });
     current.agent.followup('go');
     await current.agent.whenIdle();
-    expect(current.types()).toEqual(['turn/start', 'user/message', 'step/start', 'step/end', 'turn/end']);
+    expect(current.eventTypes()).toEqual([
+      'turn/start',
+      'user/message',
+      'step/start',
+      'step/end',
+      'turn/end',
+    ]);
     expect(reasons(current.agent.log.events)).toEqual([
       expect.objectContaining({ kind: 'error', step: 1, code: 'INVALID_RESPONSE' }),
     ]);
     expect(runs()).toBe(0);
-    current.expectInvariants({ ledger: true });
+    current.expectInvariants();
   });
 });

@@ -27,7 +27,7 @@ describe('steering, continuation and injection', () => {
     });
     current.agent.followup('go');
     await current.agent.whenIdle();
-    expect(current.types()).toEqual([
+    expect(current.eventTypes()).toEqual([
       'turn/start',
       'user/message',
       'step/start',
@@ -39,10 +39,12 @@ describe('steering, continuation and injection', () => {
       'step/end',
       'turn/end',
     ]);
-    expect(current.data('steering/message')[0]).toMatchObject({ turn: 1, content: text('keep going') });
-    const steeringEnqueues = current.seen('agent/inbox/enqueue').filter((e) => e.steering === true);
+    expect(current.eventData('steering/message')[0]).toMatchObject({ turn: 1, content: text('keep going') });
+    const steeringEnqueues = current.notifications
+      .of('agent/inbox/enqueue')
+      .filter((e) => e.steering === true);
     expect(steeringEnqueues).toEqual([expect.objectContaining({ steering: true, wakeup: true })]);
-    current.expectInvariants({ ledger: true });
+    current.expectInvariants();
   });
 
   it('L11 a terminal stop discards pending steering once and keeps the queued followup for the next turn', async () => {
@@ -63,17 +65,19 @@ describe('steering, continuation and injection', () => {
     });
     current.agent.followup('start');
     await current.agent.whenIdle();
-    const discards = current.seen('agent/inbox/discard');
-    const steerId = current.seen('agent/inbox/enqueue').find((p) => textOf(p.content as never) === 'x')?.id;
+    const discards = current.notifications.of('agent/inbox/discard');
+    const steerId = current.notifications
+      .of('agent/inbox/enqueue')
+      .find((p) => textOf(p.content as never) === 'x')?.id;
     expect(discards).toEqual([{ agentId: current.agent.id, items: [{ id: steerId, steering: true }] }]);
-    expect(current.types()).not.toContain('steering/message');
+    expect(current.eventTypes()).not.toContain('steering/message');
     expect(reasons(current.agent.log.events)[0]).toEqual({
       kind: 'completed',
       stoppedBy: 'stopper',
       stopReason: 'enough',
     });
-    expect(current.data('user/message').map((d) => textOf(d.content as never))).toEqual(['start', 'y']);
-    current.expectInvariants({ ledger: true });
+    expect(current.eventData('user/message').map((d) => textOf(d.content as never))).toEqual(['start', 'y']);
+    current.expectInvariants();
   });
 
   it('L12 steer() during the request lands as steering/message before step 2 of the same turn; steer() while idle is an ordinary turn', async () => {
@@ -90,7 +94,7 @@ describe('steering, continuation and injection', () => {
     await sleep(5);
     current.agent.steer('also this');
     await current.agent.whenIdle();
-    expect(current.types()).toEqual([
+    expect(current.eventTypes()).toEqual([
       'turn/start',
       'user/message',
       'step/start',
@@ -110,8 +114,8 @@ describe('steering, continuation and injection', () => {
     current.agent.steer('later');
     await current.agent.whenIdle();
     expect(prompts).toBe(2);
-    expect(current.data('user/message').map((d) => textOf(d.content as never))).toEqual(['go', 'later']);
-    current.expectInvariants({ ledger: true });
+    expect(current.eventData('user/message').map((d) => textOf(d.content as never))).toEqual(['go', 'later']);
+    current.expectInvariants();
   });
 
   it('L13 inject() from pre-step lands before step/start, during the request after assistant/message, while idle as an injection turn', async () => {
@@ -154,6 +158,6 @@ describe('steering, continuation and injection', () => {
       'go',
       'from pre-step',
     ]);
-    current.expectInvariants({ ledger: true });
+    current.expectInvariants();
   });
 });

@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { AnyActorRef, InspectionEvent } from 'xstate';
+import { type AnyActorRef, createActor, type InspectionEvent, toPromise } from 'xstate';
+import { z } from 'zod';
+import { createToolCallLogic } from '../../../machines/toolCall/logic.js';
+import { createSeams } from '../../../seams/index.js';
+import type { Seams } from '../../../seams/types.js';
 import { createTestAgent } from '../../../testing/index.js';
+import { createToolRegistryCore, defineTool } from '../../../tools/index.js';
 
 /** Every actor an agent's system creates, in creation order, as `@xstate.actor` reports them. */
 function recordActors(): { readonly actors: AnyActorRef[]; inspect(event: InspectionEvent): void } {
@@ -57,5 +62,81 @@ describe('F01 turn: empty seams create no actor', () => {
     expectInvariants();
     expect(steps).toEqual([1]);
     expect(turnSubtree(recorder.actors)).toEqual(['turn', 'preStep', 'model', 'flushLog']);
+  });
+});
+
+const echo = defineTool({
+  name: 'echo',
+  description: 'Echo the text',
+  parameters: z.object({ text: z.string() }),
+  concurrency: 'parallel',
+  execute: ({ text }) => text,
+  finalizeContent: () => undefined,
+});
+
+/** A pass-through listener on every tool seam (and a guard): every phase of a call runs. */
+function listenOnEveryToolSeam(seams: Seams): void {
+  seams.on('tools/prepare', () => ({ kind: 'keep' }));
+  seams.on('tools/pre-execute', (_exec, next) => next());
+  seams.guard(() => undefined);
+  seams.on('tools/execute', (_exec, next) => next());
+  seams.on('tools/post-execute', (_ctx, next) => next());
+  seams.on('tools/result', () => {});
+}
+
+async function turnWithCalls(count: number, withListeners: boolean) {
+  const recorder = recordActors();
+  const calls = Array.from({ length: count }, (_, index) => ({
+    id: `c${index}`,
+    name: 'echo',
+    arguments: { text: `t${index}` },
+  }));
+  const { agent, expectInvariants } = createTestAgent({
+    tools: [echo],
+    script: [{ toolCalls: calls }, { text: 'done' }],
+    plugins: withListeners ? [{ name: 'every-seam', apply: listenOnEveryToolSeam }] : [],
+    options: { inspect: recorder.inspect },
+  });
+  agent.followup('go');
+  await agent.whenIdle();
+  await agent.dispose();
+  expectInvariants();
+  const results = agent.log.events.filter((event) => event.type === 'tool/result');
+  return { results, ids: turnSubtree(recorder.actors) };
+}
+
+describe('F01 tool machines: no phase of a call is an actor', () => {
+  it('F01 a standalone call is one actor, with every tool seam empty or every one listened to', async () => {
+    for (const withListeners of [false, true]) {
+      const recorder = recordActors();
+      const seams = createSeams();
+      if (withListeners) listenOnEveryToolSeam(seams);
+      const tools = createToolRegistryCore();
+      tools.register(echo);
+      const actor = createActor(createToolCallLogic({ tools, seams, cancelGraceMs: 5_000 }), {
+        input: { call: { callId: 'c1', name: 'echo', arguments: '{"text":"hi"}' } },
+        inspect: recorder.inspect,
+      });
+      const { result } = await toPromise(actor.start());
+      expect(result).toMatchObject({ isError: false, value: 'hi' });
+      // Before: the call, its abort watch, detach and dispatch (4; 6 with listeners).
+      expect(recorder.actors).toEqual([actor]);
+    }
+  });
+
+  it('F01 a one-call turn: the batch, its scope watch and the call; tool listeners add no actor', async () => {
+    const { results, ids } = await turnWithCalls(1, false);
+    expect(results.map((event) => event.data)).toMatchObject([{ callId: 'c0', isError: false }]);
+    // Before: 20 actors (classify, abortWatch, detach and dispatch for the call among them).
+    expect(ids).toEqual(['turn', 'model', 'toolBatch', 'scopeWatch', 'call-0', 'model', 'flushLog']);
+    const listened = await turnWithCalls(1, true);
+    expect(listened.ids).toEqual(ids);
+  });
+
+  it('F01 a 10-call parallel batch: one actor per call and two for the batch', async () => {
+    const { results, ids } = await turnWithCalls(10, false);
+    expect(results).toHaveLength(10);
+    const calls = Array.from({ length: 10 }, (_, index) => `call-${index}`);
+    expect(ids).toEqual(['turn', 'model', 'toolBatch', 'scopeWatch', ...calls, 'model', 'flushLog']);
   });
 });

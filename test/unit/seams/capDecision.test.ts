@@ -25,13 +25,13 @@ describe('in-process plugin reasons and contexts are capped like a hook’s', ()
     run.agent.followup('hi');
     await run.agent.whenIdle();
     run.expectInvariants();
-    const [blocked] = run.data<{ reason: string }>('prompt/blocked');
+    const [blocked] = run.eventData<{ reason: string }>('prompt/blocked');
     expect(blocked!.reason).toBe(`${'r'.repeat(MAX_CONTEXT_CHARS)}${dropped(HUGE - MAX_CONTEXT_CHARS)}`);
-    const [context] = run.data<{ content: never }>('context/message');
+    const [context] = run.eventData<{ content: never }>('context/message');
     expect(textOf(context!.content)).toBe(
       `${'c'.repeat(MAX_CONTEXT_CHARS)}${dropped(HUGE - MAX_CONTEXT_CHARS)}`,
     );
-    expect(run.data<{ reason: { reason: string } }>('turn/end')[0]!.reason.reason).toBe(blocked!.reason);
+    expect(run.eventData<{ reason: { reason: string } }>('turn/end')[0]!.reason.reason).toBe(blocked!.reason);
     await run.agent.dispose();
   });
 
@@ -60,7 +60,7 @@ describe('in-process plugin reasons and contexts are capped like a hook’s', ()
     run.agent.followup('go');
     await run.agent.whenIdle();
     run.expectInvariants();
-    const results = run.data<{ content: never; isError: boolean }>('tool/result');
+    const results = run.eventData<{ content: never; isError: boolean }>('tool/result');
     expect(results.map((result) => result.isError)).toEqual([true, true]);
     for (const [index, char] of ['d', 'g'].entries()) {
       const text = textOf(results[index]!.content);
@@ -96,7 +96,7 @@ describe('in-process plugin reasons and contexts are capped like a hook’s', ()
     await run.agent.whenIdle();
     run.expectInvariants();
     expect(decided).toContain(returned);
-    expect(textOf(run.data<{ content: never }>('context/message')[0]!.content)).toBe(
+    expect(textOf(run.eventData<{ content: never }>('context/message')[0]!.content)).toBe(
       'x'.repeat(MAX_CONTEXT_CHARS),
     );
     await run.agent.dispose();

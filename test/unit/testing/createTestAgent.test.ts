@@ -1,11 +1,8 @@
 import { readFileSync } from 'node:fs';
+import { createSeams, createToolRegistry, defineTool, type SeamPlugin } from 'seamchart';
+import { createTestAgent, InvariantViolationError } from 'seamchart/testing';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createToolRegistry } from '../../../machines/toolCall/createToolRegistry.js';
-import type { SeamPlugin } from '../../../seams/types.js';
-import { coreTurnEvents } from '../../../session/index.js';
-import { createTestAgent, InvariantViolationError } from '../../../testing/index.js';
-import { defineTool } from '../../../tools/index.js';
 
 // #region example
 // A plugin that adds a reminder to every prompt, tested on a real agent with a scripted model.
@@ -24,7 +21,7 @@ const reminder: SeamPlugin = {
 };
 
 it('adds its reminder after the prompt, and the session stays sound', async () => {
-  const { agent, notifications, expectInvariants } = createTestAgent({
+  const { agent, notifications, eventTypes, eventData, expectInvariants } = createTestAgent({
     plugins: [reminder],
     script: [{ text: 'ok' }],
   });
@@ -32,9 +29,9 @@ it('adds its reminder after the prompt, and the session stays sound', async () =
   await agent.whenIdle();
   await agent.dispose();
 
-  // coreTurnEvents leaves out the durable inbox's inbox/* events.
-  const types = coreTurnEvents(agent.log.events).map((event) => event.type);
-  expect(types.slice(0, 3)).toEqual(['turn/start', 'user/message', 'context/message']);
+  // eventTypes() leaves out the durable inbox's inbox/* events.
+  expect(eventTypes().slice(0, 3)).toEqual(['turn/start', 'user/message', 'context/message']);
+  expect(eventData('context/message')).toMatchObject([{ source: { plugin: 'reminder' } }]);
   expect(notifications.of('agent/inbox/dequeue')).toHaveLength(1);
   expectInvariants(); // throws, listing every broken log invariant and ledger entry
 });
@@ -106,12 +103,72 @@ describe('createTestAgent', () => {
     expect(() => expectInvariants()).not.toThrow();
   });
 
+  it('uses a given registry as is: its own listeners decide, under their own names', async () => {
+    const seams = createSeams();
+    seams.on('agent/prompt-submit', () => ({ kind: 'block', reason: 'not today' }), { name: 'gate' });
+    const {
+      agent,
+      seams: used,
+      notifications,
+      eventTypes,
+      eventData,
+      expectInvariants,
+    } = createTestAgent({
+      seams,
+      script: [{ text: 'never asked' }],
+    });
+    expect(used).toBe(seams);
+    agent.followup('hello');
+    await agent.whenIdle();
+    await agent.dispose();
+    expect(eventTypes()).toEqual(['turn/start', 'prompt/blocked', 'turn/end']);
+    expect(eventData('turn/end')).toMatchObject([{ reason: { kind: 'rejected', reason: 'not today' } }]);
+    expect(notifications.of('seam/decided')).toMatchObject([
+      { seam: 'agent/prompt-submit', decidedBy: 'gate' },
+    ]);
+    expectInvariants();
+  });
+
+  it('two test agents on one registry: each records both agents (by agentId), and each ledger holds', async () => {
+    const seams = createSeams();
+    const first = createTestAgent({ seams, script: [{ text: 'one' }], options: { id: 'first' } });
+    const second = createTestAgent({ seams, script: [{ text: 'two' }], options: { id: 'second' } });
+    first.agent.followup('a');
+    second.agent.followup('b');
+    await Promise.all([first.agent.whenIdle(), second.agent.whenIdle()]);
+    await Promise.all([first.agent.dispose(), second.agent.dispose()]);
+    expect(first.eventData('assistant/message')).toMatchObject([{ content: [{ text: 'one' }] }]);
+    expect(second.eventData('assistant/message')).toMatchObject([{ content: [{ text: 'two' }] }]);
+    const statusOwners = new Set(first.notifications.of('agent/status').map((status) => status.agentId));
+    expect(statusOwners).toEqual(new Set(['first', 'second']));
+    first.expectInvariants();
+    second.expectInvariants();
+  });
+
+  it('passes open and atRest on to checkInvariants for a check taken mid-turn', async () => {
+    const { agent, eventTypes, expectInvariants } = createTestAgent({ script: [{ hang: true }] });
+    agent.followup('a');
+    agent.followup('b');
+    while (!eventTypes().includes('step/start')) await new Promise((resolve) => setTimeout(resolve, 1));
+    // The turn of 'a' is open and 'b' still waits: sound for a live session, not for one at rest.
+    expect(() => expectInvariants({ allowOutstanding: true })).toThrow(/invariant 4/);
+    expect(() => expectInvariants({ open: true, allowOutstanding: true })).not.toThrow();
+    expect(() => expectInvariants({ open: true, allowOutstanding: true, atRest: true })).toThrow(
+      /invariant 12/,
+    );
+    await agent.dispose();
+    expectInvariants();
+  });
+
   it('rejects tools and plugins of the wrong shape before anything runs', () => {
     expect(() => createTestAgent({ script: [], tools: 'echo' as never })).toThrowErrorMatchingInlineSnapshot(
       `[TypeError: Expected the \`tools\` option of createTestAgent() to be an array of tool definitions or a tool registry, got \`"echo"\` (string)]`,
     );
     expect(() => createTestAgent({ script: [], plugins: {} as never })).toThrowErrorMatchingInlineSnapshot(
       `[TypeError: Expected the \`plugins\` option of createTestAgent() to be an array of plugins, got \`{}\` (object)]`,
+    );
+    expect(() => createTestAgent({ script: [], seams: {} as never })).toThrowErrorMatchingInlineSnapshot(
+      `[TypeError: Expected the \`seams\` option of createTestAgent() to be a registry from createSeams(), got \`{}\` (object)]`,
     );
   });
 

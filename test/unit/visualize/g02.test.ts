@@ -24,7 +24,8 @@ describe.each(allMachines)('%s', (_name, machine) => {
 
   it('G02 toMermaid, toDot, toStatelyImport produce output for all four machines', () => {
     expect(stateIds.length).toBeGreaterThan(3);
-    expect(invokeIds.length).toBeGreaterThan(0);
+    // The toolCall machine invokes nothing: its phases are named actions (startPhase/runPhase).
+    if (_name !== 'toolCall') expect(invokeIds.length).toBeGreaterThan(0);
 
     const mermaid = toMermaid(machine);
     expect(mermaid.startsWith('stateDiagram-v2\n')).toBe(true);

@@ -1,4 +1,4 @@
-import { type ActorSystem, fromCallback, fromPromise } from 'xstate';
+import type { ActorSystem } from 'xstate';
 import {
   ApprovalAnswerSchema,
   type ApprovalVerdict,
@@ -27,18 +27,12 @@ import type { RunScope } from '../runtime/scopeTable.js';
 import type { ToolMachineServices } from '../runtime/services.js';
 import type { ServicesResolver } from '../runtime/systemServices.js';
 import { normalizeAroundResult } from './normalize.js';
-import { createAbortedBeforeDispatch, describeApprovalRefusal } from './rules.js';
+import { assembleResult, createAbortedBeforeDispatch, describeApprovalRefusal } from './rules.js';
 import {
-  type ApprovalOutput,
-  type DetachOutput,
-  type DispatchOutput,
-  type FinalizeOutput,
-  type GuardsOutput,
-  type PostExecuteInput,
-  type PostExecuteOutput,
-  type PreExecuteOutput,
-  type PrepareOutput,
-  type ToolCallActorInput,
+  type AsyncToolPhase,
+  type SyncToolPhase,
+  type ToolCallContext,
+  type ToolPhaseOutputs,
   type ToolSeamsPresent,
   toolSeamKeys,
 } from './types.js';
@@ -50,37 +44,57 @@ interface Resolved {
   readonly scope: RunScope;
 }
 
+/** What a phase runs with: the call's system (its live handles and services), its context, its signal. */
+export interface PhaseArgs {
+  readonly system: ActorSystem<any>;
+  readonly context: ToolCallContext;
+  /** Aborted when the machine leaves the phase's state (or the call stops): a late outcome is ignored. */
+  readonly signal: AbortSignal;
+}
+
+/** The synchronous phases: run inside the transition that enters their state. */
+export type SyncPhaseRunners = {
+  [P in SyncToolPhase]: (args: Omit<PhaseArgs, 'signal'>) => ToolPhaseOutputs[P];
+};
+/** The asynchronous phases: started on entry, their outcome sent back as an event. */
+export type AsyncPhaseRunners = { [P in AsyncToolPhase]: (args: PhaseArgs) => Promise<ToolPhaseOutputs[P]> };
+
 /**
- * The toolCall machine's actors, each resolving its services from its args (see `ServicesResolver`).
- * @param servicesOf where the actors find tools, scopes, seams, cancel grace
+ * The toolCall machine's phases, each resolving its services from its args (see `ServicesResolver`).
+ * None is an actor: `runPhase` and `startPhase` (actions.ts) run them and send their outcome back.
+ * @param servicesOf where the phases find tools, scopes, seams, cancel grace
  */
-export function createToolCallActors(servicesOf: ServicesResolver<ToolMachineServices>) {
-  const resolve = (system: ActorSystem<any>, input: ToolCallActorInput): Resolved => {
+export function createToolCallPhases(servicesOf: ServicesResolver<ToolMachineServices>): {
+  readonly sync: SyncPhaseRunners;
+  readonly async: AsyncPhaseRunners;
+} {
+  const resolve = (system: ActorSystem<any>, context: ToolCallContext): Resolved => {
     const { scopes, calls } = liveHandlesOf(system);
-    const handles = calls.get(input.callKey);
-    if (!handles.sealed) throw new Error(`Tool call "${input.callKey}" was not sealed before its policy ran`);
+    const handles = calls.get(context.callKey);
+    if (!handles.sealed)
+      throw new Error(`Tool call "${context.callKey}" was not sealed before its policy ran`);
     return {
       handles,
       sealed: handles.sealed,
       exec: handles.sealed.exec,
-      scope: scopes.get(input.scopeKey),
+      scope: scopes.get(context.scopeKey),
     };
   };
-  // The actor's own signal aborts when the machine leaves the state: a late decision is then ignored.
+  // The phase's own signal aborts when the machine leaves the state: a late decision is then ignored.
   const dispatchScope = (
     services: ToolMachineServices,
-    input: ToolCallActorInput,
+    context: ToolCallContext,
     exec: Pick<ToolExecution, 'agent' | 'callId'>,
     signal: AbortSignal,
-  ): DispatchScope => createDispatchScope(services, input, exec, signal);
+  ): DispatchScope => createDispatchScope(services, context, exec, signal);
 
-  return {
-    detach: fromPromise<DetachOutput, ToolCallActorInput>(async ({ input, system }) => {
+  const sync: SyncPhaseRunners = {
+    detach: ({ system, context }) => {
       const services = servicesOf({ system });
       const { scopes, calls } = liveHandlesOf(system);
-      const handles = calls.get(input.callKey);
-      const scope = scopes.get(input.scopeKey);
-      const detached = detachCall(services, handles, scope, input);
+      const handles = calls.get(context.callKey);
+      const scope = scopes.get(context.scopeKey);
+      const detached = detachCall(services, handles, scope, context);
       const seamsPresent = Object.fromEntries(toolSeamKeys.map((key) => [key, scope.seams.has(key)]));
       const base = {
         callId: detached.callId,
@@ -93,95 +107,107 @@ export function createToolCallActors(servicesOf: ServicesResolver<ToolMachineSer
         return { ...base, outcome: 'invalid-args', message: detached.argumentsError };
       }
       return { ...base, outcome: handles.controller.signal.aborted ? 'pre-aborted' : 'detached' };
-    }),
+    },
 
+    guards: ({ system, context }) => {
+      const { exec, scope } = resolve(system, context);
+      const denial = scope.seams.guards(exec);
+      return denial ? { denied: denial.denied, by: denial.by } : { denied: null, by: null };
+    },
+
+    finalize: ({ system, context }) => {
+      const { sealed, exec } = resolve(system, context);
+      const result = context.result!;
+      if (!sealed.finalize) return { result };
+      return { result: runFinalizer(sealed.finalize, exec, result) };
+    },
+  };
+
+  const async: AsyncPhaseRunners = {
     // The fold's input to seal is left in the call table, also when it fails (for finalize and the log).
-    prepare: fromPromise<PrepareOutput, ToolCallActorInput>(async ({ input, signal, system }) => {
+    prepare: async ({ system, context, signal }) => {
       const services = servicesOf({ system });
       const { scopes, calls } = liveHandlesOf(system);
-      const handles = calls.get(input.callKey);
+      const handles = calls.get(context.callKey);
       const call = handles.detached;
       if (call === undefined || !isPreparable(call)) {
-        throw new Error(`Tool call "${input.callKey}" reached tools/prepare without a preparable input`);
+        throw new Error(`Tool call "${context.callKey}" reached tools/prepare without a preparable input`);
       }
-      const scope = scopes.get(input.scopeKey);
-      const outcome = await prepareToolInput(scope.seams, call, dispatchScope(services, input, call, signal));
+      const scope = scopes.get(context.scopeKey);
+      const outcome = await prepareToolInput(
+        scope.seams,
+        call,
+        dispatchScope(services, context, call, signal),
+      );
       handles.prepared = outcome.input;
       return outcome.kind === 'prepared'
         ? { outcome: 'prepared' }
         : { outcome: 'refused', result: outcome.result };
-    }),
+    },
 
-    preExecute: fromPromise<PreExecuteOutput, ToolCallActorInput>(async ({ input, signal, system }) => {
+    preExecute: async ({ system, context, signal }) => {
       const services = servicesOf({ system });
-      const { exec, scope } = resolve(system, input);
+      const { exec, scope } = resolve(system, context);
       const outcome = await scope.seams.waterfall(
         'tools/pre-execute',
         exec,
         { kind: 'allow' },
-        dispatchScope(services, input, exec, signal),
+        dispatchScope(services, context, exec, signal),
       );
       return { decision: outcome.decision, decidedBy: outcome.decidedBy };
-    }),
+    },
 
-    approval: fromPromise<ApprovalOutput, ToolCallActorInput & { reason: string | null }>(
-      async ({ input, signal, system }) => {
-        const services = servicesOf({ system });
-        const { exec, scope } = resolve(system, input);
-        // An agent-less call has a channel only if the caller passed one (tools.execute({ approval })).
-        const channel = scope.approval ?? (exec.agent ? services.seams.approval : undefined);
-        let missing: 'no agent' | 'no approval channel' | undefined;
-        const ask = async (): Promise<ApprovalVerdict> => {
-          if (!channel) {
-            missing = services.seams.approval ? 'no agent' : 'no approval channel';
-            return { outcome: 'unavailable' };
-          }
-          const rawAnswer = await channel.request({
-            ...(exec.agent ? { agent: exec.agent } : {}),
-            toolName: exec.name,
-            callId: exec.callId,
-            ...(exec.turn === undefined ? {} : { turn: exec.turn }),
-            ...(exec.step === undefined ? {} : { step: exec.step }),
-            arguments: exec.arguments,
-            ...(input.reason === null ? {} : { reason: input.reason }),
-            signal: exec.signal,
-          });
-          const answer = ApprovalAnswerSchema.parse(rawAnswer);
-          return typeof answer === 'string' ? { outcome: answer } : answer;
-        };
-        // `tools/approval` listeners answer before the channel; `next()` falls through to it.
-        const verdict = scope.seams.has(Seam.approval)
-          ? (
-              await scope.seams.approval(
-                { exec, ...(input.reason === null ? {} : { reason: input.reason }) },
-                ask,
-                dispatchScope(services, input, exec, signal),
-              )
-            ).decision
-          : await ask();
-        if (verdict.outcome === 'allowed-once') return { kind: 'granted' };
-        if (verdict.outcome === 'cancelled' && exec.signal.aborted) return { kind: 'aborted' };
-        if (missing && verdict.outcome === 'unavailable') {
-          return { kind: 'denied', reason: describeApprovalRefusal(exec.name, missing) };
-        }
-        return {
-          kind: 'denied',
-          reason: describeApprovalRefusal(exec.name, verdict.outcome, verdict.reason),
-        };
-      },
-    ),
-
-    guards: fromPromise<GuardsOutput, ToolCallActorInput>(async ({ input, system }) => {
-      const { exec, scope } = resolve(system, input);
-      const denial = scope.seams.guards(exec);
-      return denial ? { denied: denial.denied, by: denial.by } : { denied: null, by: null };
-    }),
-
-    dispatch: fromPromise<DispatchOutput, ToolCallActorInput>(async ({ input, signal, system }) => {
+    approval: async ({ system, context, signal }) => {
       const services = servicesOf({ system });
-      const { handles, exec, scope } = resolve(system, input);
+      const { exec, scope } = resolve(system, context);
+      const reason = context.askReason;
+      // An agent-less call has a channel only if the caller passed one (tools.execute({ approval })).
+      const channel = scope.approval ?? (exec.agent ? services.seams.approval : undefined);
+      let missing: 'no agent' | 'no approval channel' | undefined;
+      const ask = async (): Promise<ApprovalVerdict> => {
+        if (!channel) {
+          missing = services.seams.approval ? 'no agent' : 'no approval channel';
+          return { outcome: 'unavailable' };
+        }
+        const rawAnswer = await channel.request({
+          ...(exec.agent ? { agent: exec.agent } : {}),
+          toolName: exec.name,
+          callId: exec.callId,
+          ...(exec.turn === undefined ? {} : { turn: exec.turn }),
+          ...(exec.step === undefined ? {} : { step: exec.step }),
+          arguments: exec.arguments,
+          ...(reason === null ? {} : { reason }),
+          signal: exec.signal,
+        });
+        const answer = ApprovalAnswerSchema.parse(rawAnswer);
+        return typeof answer === 'string' ? { outcome: answer } : answer;
+      };
+      // `tools/approval` listeners answer before the channel; `next()` falls through to it.
+      const verdict = scope.seams.has(Seam.approval)
+        ? (
+            await scope.seams.approval(
+              { exec, ...(reason === null ? {} : { reason }) },
+              ask,
+              dispatchScope(services, context, exec, signal),
+            )
+          ).decision
+        : await ask();
+      if (verdict.outcome === 'allowed-once') return { kind: 'granted' };
+      if (verdict.outcome === 'cancelled' && exec.signal.aborted) return { kind: 'aborted' };
+      if (missing && verdict.outcome === 'unavailable') {
+        return { kind: 'denied', reason: describeApprovalRefusal(exec.name, missing) };
+      }
+      return {
+        kind: 'denied',
+        reason: describeApprovalRefusal(exec.name, verdict.outcome, verdict.reason),
+      };
+    },
+
+    dispatch: async ({ system, context, signal }) => {
+      const services = servicesOf({ system });
+      const { handles, exec, scope } = resolve(system, context);
       const callSignal = handles.controller.signal;
-      // Stopping this actor (the call actor was stopped mid-body) must stop the body too.
+      // Stopping the phase (the call was stopped mid-body) must stop the body too.
       const stop = (): void => handles.controller.abort(signal.reason);
       signal.addEventListener('abort', stop, { once: true });
       try {
@@ -200,7 +226,7 @@ export function createToolCallActors(servicesOf: ServicesResolver<ToolMachineSer
           return result;
         };
         const raw = scope.seams.has('tools/execute')
-          ? await scope.seams.around(exec, tracked, dispatchScope(services, input, exec, signal))
+          ? await scope.seams.around(exec, tracked, dispatchScope(services, context, exec, signal))
           : await tracked(exec);
         let result = canonical.has(raw) ? raw : normalizeAroundResult(raw, exec, services.tools);
         // A success that arrives after the cancel is not trusted: nobody asked for it any more.
@@ -212,44 +238,29 @@ export function createToolCallActors(servicesOf: ServicesResolver<ToolMachineSer
       } finally {
         signal.removeEventListener('abort', stop);
       }
-    }),
+    },
 
-    postExecute: fromPromise<PostExecuteOutput, PostExecuteInput>(async ({ input, signal, system }) => {
+    postExecute: async ({ system, context, signal }) => {
       const services = servicesOf({ system });
-      const { exec, scope } = resolve(system, input);
+      const { exec, scope } = resolve(system, context);
+      const result = assembleResult(context);
       const outcome = await scope.seams.waterfall(
         'tools/post-execute',
-        { exec, result: input.result },
+        { exec, result },
         { kind: 'accept' },
-        dispatchScope(services, input, exec, signal),
+        dispatchScope(services, context, exec, signal),
       );
-      const applied = applyPostDecision(input.result, outcome.decision, exec, services.tools);
+      const applied = applyPostDecision(result, outcome.decision, exec, services.tools);
       return { result: applied.result, contexts: applied.contexts, blocked: applied.blocked };
-    }),
-
-    finalize: fromPromise<FinalizeOutput, PostExecuteInput>(async ({ input, system }) => {
-      const { sealed, exec } = resolve(system, input);
-      if (!sealed.finalize) return { result: input.result };
-      return { result: runFinalizer(sealed.finalize, exec, input.result) };
-    }),
-
-    watchAbort: fromCallback<{ type: 'ABORT' }, { callKey: string }>(({ input, sendBack, system }) => {
-      const signal = liveHandlesOf(system).calls.get(input.callKey).controller.signal;
-      const onAbort = (): void => sendBack({ type: 'ABORT' });
-      if (signal.aborted) {
-        onAbort();
-        return undefined;
-      }
-      signal.addEventListener('abort', onAbort, { once: true });
-      return () => signal.removeEventListener('abort', onAbort);
-    }),
+    },
   };
+  return { sync, async };
 }
 
 /** Where a call's seam dispatch happens: agent filter, turn, call id, signal, contained-failure sink. */
 export function createDispatchScope(
   services: ToolMachineServices,
-  input: { turn: number | null; step: number | null },
+  input: { readonly turn: number | null; readonly step: number | null },
   exec: Pick<ToolExecution, 'agent' | 'callId'>,
   signal: AbortSignal,
 ): DispatchScope {
@@ -288,7 +299,7 @@ export function detachCall(
   services: ToolMachineServices,
   handles: CallHandles,
   scope: RunScope,
-  input: Pick<ToolCallActorInput, 'turn' | 'step'>,
+  input: Pick<ToolCallContext, 'turn' | 'step'>,
 ): DetachedCall {
   if (handles.detached) return handles.detached;
   const { request, controller } = handles;
