@@ -1,11 +1,6 @@
 // Hand-built logs for the session tests: each helper returns a draft, `logOf` numbers them.
-import type { LogEvent } from '../../../seams/types.js';
-import {
-  type CheckInvariantsOptions,
-  type CoreEventDraft,
-  checkInvariants,
-  type TurnEndReason,
-} from '../../../session/index.js';
+import type { CoreEventDraft, LogEvent, TurnEndReason } from '../../../kernel/index.js';
+import { type CheckInvariantsOptions, checkInvariants } from '../../../session/index.js';
 
 type Draft = CoreEventDraft | { readonly type: string; readonly data: unknown };
 

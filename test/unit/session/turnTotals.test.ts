@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { repairEvents, type Usage } from '../../../session/index.js';
+import type { Usage } from '../../../kernel/index.js';
+import { repairEvents } from '../../../session/index.js';
 import { am, found, logOf, sm, ss, step, te, ts, um } from './build.js';
 
 /** An assistant message of `step` that reports `usage`. */
