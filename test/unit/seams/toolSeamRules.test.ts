@@ -6,6 +6,7 @@ import { z } from 'zod';
 import {
   agentRun,
   errorOf,
+  everyPhase,
   expectFrozenDeep,
   quiet,
   run,
@@ -82,7 +83,7 @@ describe('seams.md § Rules that must hold (tool seams)', () => {
       },
     });
     const result = await run(t, {}, {}, { signal: controller.signal });
-    expect(t.phases).toEqual(['pre', 'guard', 'execute', 'body', 'post', 'finalize', 'result']);
+    expect(t.phases).toEqual(everyPhase);
     expect(errorOf(result).code).toBe('ABORTED');
   });
 

@@ -7,6 +7,7 @@ import {
   also,
   ctx,
   errorOf,
+  everyPhase,
   expectFrozenDeep,
   run,
   texts,
@@ -223,7 +224,7 @@ describe('tools.md § Phase order of one call', () => {
         },
       },
     );
-    expect(t.phases).toEqual(['pre', 'guard', 'execute', 'body', 'post', 'finalize', 'result']);
+    expect(t.phases).toEqual(everyPhase);
     expect(errorOf(result).code).toBe('TOOL_FAILED');
     expect(errorOf(result).message).toContain('kaput');
     expect(result.content).toEqual([{ type: 'text', text: `Error: ${errorOf(result).message}` }]);
@@ -239,7 +240,7 @@ describe('tools.md § Phase order of one call', () => {
         ...(output ? { output } : {}),
         execute: () => also(t.phases.push('body'), value),
       } as never);
-      expect(t.phases).toEqual(['pre', 'guard', 'execute', 'body', 'post', 'finalize', 'result']);
+      expect(t.phases).toEqual(everyPhase);
       expect(errorOf(result).code).toBe('INVALID_TOOL_OUTPUT');
     }
   });
@@ -259,7 +260,7 @@ describe('tools.md § Phase order of one call', () => {
       },
       { signal: controller.signal },
     );
-    expect(t.phases).toEqual(['pre', 'guard', 'execute', 'body', 'post', 'finalize', 'result']);
+    expect(t.phases).toEqual(everyPhase);
     expect(errorOf(result).code).toBe('ABORTED');
   });
 
@@ -278,7 +279,7 @@ describe('tools.md § Phase order of one call', () => {
       },
       { signal: controller.signal, cancelGraceMs: 10 },
     );
-    expect(t.phases).toEqual(['pre', 'guard', 'execute', 'body', 'post', 'finalize', 'result']);
+    expect(t.phases).toEqual(everyPhase);
     expect(errorOf(result)).toMatchObject({ code: 'ABORTED', note: 'did not stop' });
   });
 
@@ -326,7 +327,7 @@ describe('tools.md § Phase order of one call', () => {
     for (const post of posts) {
       const t = tracedSeams({ pre: () => ({ kind: 'allow', additionalContexts: [ctx('pre')] }), post });
       const result = await run(t);
-      expect(t.phases).toEqual(['pre', 'guard', 'execute', 'body', 'post', 'finalize', 'result']);
+      expect(t.phases).toEqual(everyPhase);
       expect(errorOf(result).code).toBe('PIPELINE_ERROR');
       expect(texts(result.additionalContexts)).toEqual(['pre']);
     }
@@ -355,7 +356,7 @@ describe('tools.md § Phase order of one call', () => {
         return 'x';
       },
     } as never);
-    expect(t.phases).toEqual(['pre', 'guard', 'execute', 'body', 'post', 'finalize', 'result']);
+    expect(t.phases).toEqual(everyPhase);
     expect(errorOf(result).code).toBe('BLOCKED');
     expect(result.content).toEqual([{ type: 'text', text: 'no way' }]);
     expect(texts(result.additionalContexts)).toEqual(['pre', 'post']);

@@ -119,6 +119,9 @@ export function errorOf(result: ToolResult) {
   return (result as Extract<ToolResult, { isError: true }>).error;
 }
 
+/** What a traced call that reached its body records: every phase of the table's row ran once. */
+export const everyPhase = ['pre', 'guard', 'execute', 'body', 'post', 'finalize', 'result'];
+
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A model call of the scripted answer. */
