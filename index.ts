@@ -22,6 +22,11 @@ export {
   hookResult,
   loadHookPlugins,
 } from './bridges/index.js';
+// The shared vocabulary: data shapes, log event schemas, failure codes.
+export * from './kernel/events.js';
+export { TurnFailureCode } from './kernel/failure.js';
+export * from './kernel/schemas.js';
+export type * from './kernel/types.js';
 export * from './machines/index.js';
 export * from './model/index.js';
 export * from './seams/index.js';

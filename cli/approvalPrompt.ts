@@ -1,5 +1,5 @@
 import { createInterface } from 'node:readline/promises';
-import type { ApprovalOutcome } from '../seams/schemas.js';
+import type { ApprovalOutcome } from '../kernel/index.js';
 import type { ApprovalChannel, ApprovalRequest } from '../seams/types.js';
 import type { TextSource } from './command.js';
 import type { Screen } from './screen.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import type { JsonValue } from '../kernel/index.js';
 import { describeReceived } from '../kernel/index.js';
-import type { JsonValue } from '../seams/schemas.js';
 import { type ToolDefinition, type ToolDefinitionInput, type ToolKind, toolBrand } from './types.js';
 
 const toolKinds: readonly ToolKind[] = [

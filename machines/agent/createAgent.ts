@@ -1,18 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { type Actor, toPromise } from 'xstate';
+import type { AgentLogView, ContentBlock, JsonValue, MessageSource, UsageTotal } from '../../kernel/index.js';
 import { toFailure } from '../../kernel/index.js';
 import { createAgentEnvironment } from '../../seams/environment.js';
 import { Seam } from '../../seams/names.js';
-import type { ContentBlock, JsonValue, MessageSource } from '../../seams/schemas.js';
 import type {
   AgentEnvironment,
   AgentHandle,
-  AgentLogView,
   AgentStatus,
   CancelCause,
   DeliveryOptions,
 } from '../../seams/types.js';
-import type { UsageTotal } from '../../session/events.js';
 import {
   createSessionLog,
   lastMessageNumber,

@@ -1,6 +1,6 @@
 import { type ActionFunction, type ActorSystem, type AnyActorRef, enqueueActions } from 'xstate';
+import type { HookContext, PromptDecision } from '../../kernel/index.js';
 import { toFailure } from '../../kernel/index.js';
-import type { HookContext, PromptDecision } from '../../seams/schemas.js';
 import type { DispatchScope, NotifySeamName, SeamCtx, WaterfallSeamName } from '../../seams/types.js';
 import { SessionLogError } from '../../session/errors.js';
 import { repairEvents } from '../../session/repair.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import { dirname } from 'node:path';
-import type { LogEvent } from '../../seams/types.js';
+import type { LogEvent } from '../../kernel/index.js';
 import { SessionLoadError, SessionLockedError, SessionStoreError } from '../errors.js';
 import { pendingInboxItems } from '../inbox.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../limits.js';

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import type { LogEvent } from '../../seams/types.js';
+import type { LogEvent } from '../../kernel/index.js';
+import { StoredEventSchema } from '../../kernel/index.js';
 import { SessionLoadError, type SessionLoadErrorCode } from '../errors.js';
 import { resolveEventType } from '../eventSchema.js';
-import { StoredEventSchema } from '../events.js';
 import { freezeParsedJson, toFrozenJson } from '../freeze.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../limits.js';
 import { repairEvents } from '../repair.js';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../../cli/main.js';
-import type { ContentBlock } from '../../seams/schemas.js';
+import type { ContentBlock } from '../../kernel/index.js';
 import { checkInvariants, readJsonlLog } from '../../session/index.js';
 import { captureIO } from './support/captureIO.js';
 
