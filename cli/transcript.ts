@@ -1,4 +1,4 @@
-import type { LogEvent } from '../kernel/index.js';
+import type { LogEvent } from '../index.js';
 import type { Screen } from './screen.js';
 
 type Block = { type: string; text?: string; name?: string; arguments?: string };
