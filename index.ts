@@ -24,7 +24,7 @@ export {
 } from './bridges/index.js';
 // The shared vocabulary: data shapes, log event schemas, failure codes.
 export * from './kernel/events.js';
-export { TurnFailureCode } from './kernel/failure.js';
+export { describeThrown, TurnFailureCode, toFailure } from './kernel/failure.js';
 export * from './kernel/schemas.js';
 export type * from './kernel/types.js';
 export * from './machines/index.js';

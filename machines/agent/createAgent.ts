@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type Actor, toPromise } from 'xstate';
 import type { AgentLogView, ContentBlock, JsonValue, MessageSource, UsageTotal } from '../../kernel/index.js';
-import { toFailure } from '../../kernel/index.js';
+import { describeThrown, toFailure } from '../../kernel/index.js';
 import { createAgentEnvironment } from '../../seams/environment.js';
 import { Seam } from '../../seams/names.js';
 import type {
@@ -98,7 +98,7 @@ export function createAgent(rawOptions: AgentOptions): Agent {
     onEvent: (event) => seams.notify(Seam.sessionEvent, { agentId, event }, containedScope),
     onListenerError: (error, event) =>
       reportError({
-        error: { message: `A log subscriber of ${event.type} failed: ${String(error)}` },
+        error: { message: `A log subscriber of ${event.type} failed: ${describeThrown(error)}` },
         origin: 'log',
       }),
   });

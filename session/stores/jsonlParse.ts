@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { LogEvent } from '../../kernel/index.js';
-import { StoredEventSchema } from '../../kernel/index.js';
+import { describeThrown, StoredEventSchema } from '../../kernel/index.js';
 import { SessionLoadError, type SessionLoadErrorCode } from '../errors.js';
 import { resolveEventType } from '../eventSchema.js';
 import { freezeParsedJson, toFrozenJson } from '../freeze.js';
@@ -111,7 +111,7 @@ export function loadFailure(path: string, error: unknown, what: string): Session
       ? 'it does not exist'
       : code === 'PERMISSION_DENIED'
         ? 'permission denied'
-        : `${errno ?? (error instanceof Error ? error.message : String(error))}`;
+        : (errno ?? describeThrown(error));
   return new SessionLoadError(code, path, undefined, `Cannot ${what} session file ${path}: ${why}`, {
     cause: error,
   });
