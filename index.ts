@@ -22,8 +22,15 @@ export {
   hookResult,
   loadHookPlugins,
 } from './bridges/index.js';
+// The shared vocabulary: data shapes, log event schemas, failure codes.
+export * from './kernel/events.js';
+export { describeThrown, TurnFailureCode, toFailure } from './kernel/failure.js';
+export * from './kernel/schemas.js';
+export type * from './kernel/types.js';
 export * from './machines/index.js';
 export * from './model/index.js';
+// Process ownership, for hosts that exit on a signal (the CLI): nothing a run started outlives it.
+export { killOwnedProcesses } from './process/index.js';
 export * from './seams/index.js';
 export * from './session/index.js';
 export {

@@ -1,5 +1,5 @@
+import type { JsonValue } from '../kernel/index.js';
 import { capContext, capReason } from '../seams/capText.js';
-import type { JsonValue } from '../seams/index.js';
 import type { Dialect, HookEventName, HookRun, HookVerdict, VerdictKind } from './types.js';
 
 // One cap for hooks and in-process plugins (seams/capText): a shell hook's text is cut the same way.

@@ -1,4 +1,4 @@
-import type { ContentBlock, HookContext, MessageSource } from '../seams/index.js';
+import type { ContentBlock, HookContext, MessageSource } from '../kernel/index.js';
 import type { Dialect, HookEventName } from './types.js';
 
 /** The source of everything a hook of `dialect` authored for `event`. */

@@ -1,4 +1,5 @@
-import type { AgentHandle, JsonValue, SeamLogger } from '../seams/index.js';
+import type { JsonValue } from '../kernel/index.js';
+import type { AgentHandle, SeamLogger } from '../seams/index.js';
 import { capReason, decodeHookOutput } from './codec.js';
 import type { DialectRules } from './dialect.js';
 import { buildHookEnv } from './env.js';

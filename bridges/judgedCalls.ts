@@ -1,4 +1,5 @@
-import type { AgentHandle, JsonValue, PrepareContext, ToolExecution } from '../seams/index.js';
+import type { JsonValue } from '../kernel/index.js';
+import type { AgentHandle, PrepareContext, ToolExecution } from '../seams/index.js';
 import type { FiredEvent } from './fire.js';
 
 /** What the PreToolUse hooks decided at `tools/prepare` for one call, carried to its `tools/pre-execute`. */

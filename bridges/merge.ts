@@ -1,4 +1,4 @@
-import type { JsonValue } from '../seams/index.js';
+import type { JsonValue } from '../kernel/index.js';
 import type { HookVerdict, MergedVerdict, VerdictKind } from './types.js';
 
 const RANK: Record<VerdictKind, number> = { none: 0, allow: 1, ask: 2, block: 3 };

@@ -1,14 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
-import type {
-  AgentHandle,
-  ContentBlock,
-  HookContext,
-  JsonObject,
-  JsonValue,
-  Listener,
-  PreToolDecision,
-  ToolExecution,
-} from '../seams/index.js';
+import type { ContentBlock, HookContext, JsonObject, JsonValue, PreToolDecision } from '../kernel/index.js';
+import type { AgentHandle, Listener, ToolExecution } from '../seams/index.js';
 import { defaultBlockReason } from './codec.js';
 import { hookContexts, prependContexts, text } from './contexts.js';
 import { type FiredEvent, fireHookEvent, type HookFiring } from './fire.js';

@@ -1,4 +1,5 @@
-import type { AgentHandle, ContentBlock, JsonValue, ToolResult } from '../seams/index.js';
+import type { ContentBlock, JsonValue, ToolResult } from '../kernel/index.js';
+import type { AgentHandle } from '../seams/index.js';
 import type { DialectRules } from './dialect.js';
 import type { HookEventName } from './types.js';
 

@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { AgentHandle, ContentBlock, JsonValue, LogEvent } from '../seams/index.js';
+import type { ContentBlock, JsonValue, LogEvent } from '../kernel/index.js';
+import type { AgentHandle } from '../seams/index.js';
 
 /** One line of a Claude Code transcript (the fields hook scripts read). */
 export interface ClaudeTranscriptLine {

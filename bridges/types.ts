@@ -1,4 +1,4 @@
-import type { JsonValue } from '../seams/index.js';
+import type { JsonValue } from '../kernel/index.js';
 
 /** The hook protocol a config is written for. */
 export type Dialect = 'claude-code' | 'codex';

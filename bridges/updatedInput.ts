@@ -1,4 +1,4 @@
-import type { JsonValue } from '../seams/index.js';
+import type { JsonValue } from '../kernel/index.js';
 import type { FiredEvent, ResultAnnotation } from './fire.js';
 import type { Dialect, MergedVerdict } from './types.js';
 

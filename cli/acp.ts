@@ -3,12 +3,15 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import * as acp from '@agentclientprotocol/sdk';
 import { type Command, Option } from 'commander';
-import { serveAcp } from '../bridges/acp/index.js';
-import { formatCapabilities } from '../bridges/index.js';
-import { createAgent, createToolRegistry } from '../machines/index.js';
-import { createSeams } from '../seams/index.js';
-import type { SeamLogger } from '../seams/types.js';
-import { createDemoTools } from '../tools/index.js';
+import type { SeamLogger } from '../index.js';
+import {
+  createAgent,
+  createDemoTools,
+  createSeams,
+  createToolRegistry,
+  formatCapabilities,
+  serveAcp,
+} from '../index.js';
 import type { CliCommand, CliIO, TextSink } from './command.js';
 import { loadMcpServersFlag, MCP_CONFIG_HELP, registerMcpTools } from './mcpFlag.js';
 import { type AgentFlags, addAgentFlags, loadBridges, resolveModel } from './runFlags.js';

@@ -1,6 +1,5 @@
 import { createInterface } from 'node:readline/promises';
-import type { ApprovalOutcome } from '../seams/schemas.js';
-import type { ApprovalChannel, ApprovalRequest } from '../seams/types.js';
+import type { ApprovalChannel, ApprovalOutcome, ApprovalRequest } from '../index.js';
 import type { TextSource } from './command.js';
 import type { Screen } from './screen.js';
 import { shortArguments } from './transcript.js';

@@ -9,6 +9,7 @@ import {
   createDemoTools,
   createSeams,
   createToolRegistry,
+  describeThrown,
   formatCapabilities,
   formatViolation,
   type SeamPlugin,
@@ -119,7 +120,7 @@ if (isMain) {
       process.exitCode = code;
     },
     (error: unknown) => {
-      console.error(`demo failed: ${error instanceof Error ? error.message : String(error)}`);
+      console.error(`demo failed: ${describeThrown(error)}`);
       process.exitCode = 1;
     },
   );

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { checkInvariants, formatViolation, readJsonlLog, SessionLoadError } from '../session/index.js';
+import { checkInvariants, formatViolation, readJsonlLog, SessionLoadError } from '../index.js';
 import { type CliCommand, type CliIO, UsageError } from './command.js';
 import { describeEvent } from './print.js';
 

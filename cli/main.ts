@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
+import { describeThrown } from '../index.js';
 import { type CliIO, processIO, UsageError } from './command.js';
 import { commands } from './commands.js';
 import { packageVersion } from './version.js';
@@ -73,7 +74,7 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
       io.stderr.write(`seamchart: ${error.message}\n`);
       return 2;
     }
-    io.stderr.write(`seamchart: ${error instanceof Error ? error.message : String(error)}\n`);
+    io.stderr.write(`seamchart: ${describeThrown(error)}\n`);
     return 1;
   }
 }

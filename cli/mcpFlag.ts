@@ -1,11 +1,11 @@
+import type { ToolRegistryCore } from '../index.js';
 import {
   connectMcpServers,
   loadMcpConfig,
   McpConfigError,
   type McpConnection,
   type McpStdioServer,
-} from '../tools/mcp/index.js';
-import type { ToolRegistryCore } from '../tools/types.js';
+} from '../index.js';
 import { UsageError } from './command.js';
 
 export const MCP_CONFIG_HELP =

@@ -1,4 +1,4 @@
-import type { LogEvent } from '../session/types.js';
+import type { LogEvent } from '../index.js';
 
 type Block = { type: string; text?: string; name?: string; arguments?: string };
 

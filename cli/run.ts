@@ -1,28 +1,27 @@
 import { readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { formatCapabilities } from '../bridges/index.js';
-import { createAgent } from '../machines/agent/createAgent.js';
-import { createToolRegistry } from '../machines/toolCall/createToolRegistry.js';
-import { createSeams } from '../seams/index.js';
-import type { ApprovalChannel, SeamLogger } from '../seams/types.js';
+import type { ApprovalChannel, McpStdioServer, SeamLogger, SessionStore } from '../index.js';
 import {
   checkInvariants,
+  createAgent,
+  createDemoTools,
+  createInspectionLog,
   createJsonlStore,
+  createSeams,
+  createToolRegistry,
+  formatCapabilities,
   formatViolation,
+  type InspectionLog,
+  killOwnedProcesses,
   memoryStore,
   openJsonlStore,
   SessionLoadError,
   SessionLockedError,
   SessionStoreError,
-} from '../session/index.js';
-import type { SessionStore } from '../session/types.js';
-import { createDemoTools } from '../tools/index.js';
-import type { McpStdioServer } from '../tools/mcp/index.js';
-import { createInspectionLog, type InspectionLog } from '../visualize/index.js';
+} from '../index.js';
 import { type ApproveMode, fixedApproval, terminalApproval } from './approvalPrompt.js';
 import { type CliCommand, type CliIO, repeatable, UsageError } from './command.js';
-import { killLeftovers } from './leftovers.js';
 import { loadMcpServersFlag, MCP_CONFIG_HELP, registerMcpTools } from './mcpFlag.js';
 import { type AgentFlags, addAgentFlags, loadBridges, resolveCwd, resolveModel } from './runFlags.js';
 import { Screen, wantsColour } from './screen.js';
@@ -304,7 +303,7 @@ async function runSession(run: {
     quit: (signal) => {
       screen.clearStatus();
       // The log is appended line by line: the file loads as it is (repaired on the next --resume).
-      void killLeftovers().finally(() => io.exit(SIGNAL_EXIT[signal]));
+      void killOwnedProcesses().finally(() => io.exit(SIGNAL_EXIT[signal]));
     },
   });
   const mode = approveMode(flags, io);
@@ -359,7 +358,7 @@ async function runSession(run: {
     return 1;
   }
   if (interrupts.received !== undefined) {
-    await killLeftovers();
+    await killOwnedProcesses();
     return SIGNAL_EXIT[interrupts.received];
   }
   const reasons = events

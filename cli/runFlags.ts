@@ -1,9 +1,15 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { type Command, Option } from 'commander';
-import { type HookBridge, HookConfigError, loadHookPlugins } from '../bridges/index.js';
-import { openAICompatible, parseScript, scriptedModel } from '../model/index.js';
-import type { ModelAdapter } from '../model/types.js';
+import type { ModelAdapter } from '../index.js';
+import {
+  type HookBridge,
+  HookConfigError,
+  loadHookPlugins,
+  openAICompatible,
+  parseScript,
+  scriptedModel,
+} from '../index.js';
 import { repeatable, UsageError } from './command.js';
 
 /** The flags that build an agent (model, hooks, tools, directory), shared by `run` and `acp`. */

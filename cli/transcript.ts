@@ -1,4 +1,4 @@
-import type { LogEvent } from '../session/types.js';
+import type { LogEvent } from '../index.js';
 import type { Screen } from './screen.js';
 
 type Block = { type: string; text?: string; name?: string; arguments?: string };
@@ -262,10 +262,14 @@ export class Transcript {
     const { style } = screen;
     const callId = String(data.callId);
     const text = resultText(textOf(data.content));
+    // The cut's note is the content's last line, often hidden by the summary: say it on its own line.
+    const cut = (data.truncated as { bytes?: number } | undefined)?.bytes;
+    const cutLine = cut === undefined ? undefined : `    (output cut: the tool returned ${cut} bytes)`;
     if (!data.isError) {
       summariseLines(text).forEach((line, i) => {
         screen.line(style.dim(`${i === 0 ? '  ⎿ ' : '    '}${line}`));
       });
+      if (cutLine !== undefined) screen.line(style.dim(cutLine));
       return;
     }
     const error = (data.error ?? {}) as { code?: string; message?: string };
@@ -281,6 +285,7 @@ export class Transcript {
     lines.forEach((line, i) => {
       screen.line(style.red(`${i === 0 ? `  ⎿ ${head}: ` : '    '}${line}`));
     });
+    if (cutLine !== undefined) screen.line(style.dim(cutLine));
   }
 
   private hookResult(data: Data): void {

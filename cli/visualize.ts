@@ -2,8 +2,16 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { type Command, Option } from 'commander';
 import type { AnyStateMachine } from 'xstate';
-import { agentMachine, toolBatchMachine, toolCallMachine, turnMachine } from '../machines/index.js';
-import { toDot, toMermaid, toStatelyImport, toSvg } from '../visualize/index.js';
+import {
+  agentMachine,
+  toDot,
+  toMermaid,
+  toolBatchMachine,
+  toolCallMachine,
+  toStatelyImport,
+  toSvg,
+  turnMachine,
+} from '../index.js';
 import type { CliCommand, CliIO } from './command.js';
 
 const machines: Record<string, AnyStateMachine> = {

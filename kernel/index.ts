@@ -1,10 +1,11 @@
-// The kernel: the vocabulary every layer shares; it imports nothing of ours.
+// The kernel: the vocabulary every layer shares (data shapes, log events, failures); it imports nothing of ours.
 export { capText, describeReceived, describeValue, isThenable } from './describeValue.js';
+export * from './events.js';
 export {
   describeThrown,
-  type Failure,
-  FailureSchema,
   MAX_FAILURE_MESSAGE,
   TurnFailureCode,
   toFailure,
 } from './failure.js';
+export * from './schemas.js';
+export type * from './types.js';

@@ -1,4 +1,4 @@
-import type { ModelDelta, StreamedDelta } from '../seams/types.js';
+import type { ModelDelta, StreamedDelta } from '../kernel/index.js';
 
 /** Forwards one request's deltas while it is live. */
 export interface DeltaRelay {

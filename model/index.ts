@@ -18,11 +18,9 @@ export {
 } from './settings.js';
 export {
   type ModelAdapter,
-  type ModelDelta,
   ModelErrorCode,
   type ModelMessage,
   type ModelRequest,
   ModelRequestError,
   type ModelStep,
-  type ToolSchema,
 } from './types.js';

@@ -1,4 +1,4 @@
-import { describeReceived } from '../kernel/index.js';
+import { describeReceived, describeThrown } from '../kernel/index.js';
 import type { AgentHandle } from '../seams/types.js';
 import { ModelErrorCode, ModelRequestError } from './types.js';
 
@@ -25,7 +25,7 @@ export async function evaluateInstructions(
   try {
     text = await instructions(ctx);
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+    const message = describeThrown(error);
     throw new ModelRequestError({ message, code: ModelErrorCode.instructionsFailed }, { cause: error });
   }
   if (typeof text !== 'string') {

@@ -1,6 +1,6 @@
-import type { ContentBlock, JsonValue, ToolCallBlock } from '../seams/schemas.js';
+import type { ContentBlock, JsonValue, ToolCallBlock, ToolSchema } from '../kernel/index.js';
 import type { ModelSettings, ToolChoice } from './settings.js';
-import type { ModelMessage, ModelRequest, ToolSchema } from './types.js';
+import type { ModelMessage, ModelRequest } from './types.js';
 
 /** A chat-completions message as the OpenAI wire format spells it. */
 export type ChatMessage =

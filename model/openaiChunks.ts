@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import type { ContentBlock } from '../seams/schemas.js';
-import type { FinishReason, Usage } from '../session/events.js';
-import { type ModelDelta, ModelErrorCode, ModelRequestError, type ModelStep } from './types.js';
+import type { ContentBlock, FinishReason, ModelDelta, Usage } from '../kernel/index.js';
+import { ModelErrorCode, ModelRequestError, type ModelStep } from './types.js';
 
 // Lenient on purpose: servers differ in which fields they send and send `null` for "none"; unknown keys are dropped.
 const ToolCallDeltaSchema = z.object({

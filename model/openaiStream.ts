@@ -1,8 +1,8 @@
 import { createParser, type EventSourceMessage } from 'eventsource-parser';
-import { describeThrown } from '../kernel/index.js';
+import { describeThrown, type ModelDelta } from '../kernel/index.js';
 import { createAbortedError } from './abort.js';
 import { createChunkAggregator } from './openaiChunks.js';
-import { type ModelDelta, ModelErrorCode, ModelRequestError, type ModelStep } from './types.js';
+import { ModelErrorCode, ModelRequestError, type ModelStep } from './types.js';
 
 // A server that never ends an event must not grow memory without bound.
 const maxEventChars = 16 * 1024 * 1024;

@@ -1,5 +1,4 @@
-import type { LogEvent } from '../seams/types.js';
-import type { CoreEventData } from '../session/events.js';
+import type { CoreEventData, LogEvent } from '../kernel/index.js';
 import type { ModelMessage } from './types.js';
 
 /** Derives model messages from a growing log, reusing earlier work. */

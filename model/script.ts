@@ -1,7 +1,11 @@
 import { z } from 'zod';
-import { describeReceived } from '../kernel/index.js';
-import { FailureSchema, JsonValueSchema } from '../seams/schemas.js';
-import { FinishReasonSchema, UsageSchema } from '../session/events.js';
+import {
+  describeReceived,
+  FailureSchema,
+  FinishReasonSchema,
+  JsonValueSchema,
+  UsageSchema,
+} from '../kernel/index.js';
 
 const delayMs = z.number().nonnegative().max(2_147_483_647).optional();
 

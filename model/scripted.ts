@@ -1,16 +1,14 @@
-import type { ContentBlock } from '../seams/schemas.js';
+import type { ContentBlock, ModelDelta, ToolSchema } from '../kernel/index.js';
 import { createAbortedError, waitFor, waitForAbort } from './abort.js';
 import { parseScript, type ScriptReplyStep, type ScriptStep, type ScriptToolCall } from './script.js';
 import { type ModelSettings, parseModelSettings } from './settings.js';
 import {
   type ModelAdapter,
-  type ModelDelta,
   ModelErrorCode,
   type ModelMessage,
   type ModelRequest,
   ModelRequestError,
   type ModelStep,
-  type ToolSchema,
 } from './types.js';
 
 /** A request as the scripted model saw it, without the live signal. */

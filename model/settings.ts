@@ -1,6 +1,5 @@
 import { z } from 'zod';
-import { describeReceived } from '../kernel/index.js';
-import { JsonValueSchema } from '../seams/schemas.js';
+import { describeReceived, JsonValueSchema } from '../kernel/index.js';
 
 /** `auto`, `none`, `required`, or one named tool the model must call. */
 export const ToolChoiceSchema = z.union([

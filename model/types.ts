@@ -1,6 +1,4 @@
-import type { ContentBlock, Failure } from '../seams/schemas.js';
-import type { ModelDelta } from '../seams/types.js';
-import type { FinishReason, Usage } from '../session/events.js';
+import type { ContentBlock, Failure, FinishReason, ModelDelta, ToolSchema, Usage } from '../kernel/index.js';
 import type { ModelSettings } from './settings.js';
 
 /** One message of a model request, derived from the log. */
@@ -13,15 +11,6 @@ export type ModelMessage =
       readonly content: readonly ContentBlock[];
       readonly isError: boolean;
     };
-
-/** What the model sees of one tool. */
-export interface ToolSchema {
-  readonly name: string;
-  readonly description: string;
-  readonly parameters: Record<string, unknown>;
-}
-
-export type { ModelDelta };
 
 /** What the turn hands the adapter: the derived messages, the tools, and the turn's abort signal. */
 export interface ModelRequest {

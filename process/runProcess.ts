@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { ownerMarkerName } from './ownedProcesses.js';
 import { createProcessTree } from './processTree.js';
 
 /** What `runProcess` needs to start one command. */
@@ -112,7 +113,7 @@ export function runProcess(options: RunProcessOptions): Promise<ProcessRun> {
 
     const child = spawn(options.file, [...options.args], {
       cwd: options.cwd,
-      env: { ...(options.env ?? process.env), [tree.markerName]: '1' },
+      env: { ...(options.env ?? process.env), [tree.markerName]: '1', [ownerMarkerName]: '1' },
       // Its own process group, so one signal reaches everything that stayed in it.
       detached: true,
       stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],

@@ -1,5 +1,5 @@
+import type { HookContext } from '../kernel/index.js';
 import { capContent, capHookContext, capReason } from './capText.js';
-import type { HookContext } from './schemas.js';
 
 type Decision = Record<string, unknown>;
 

@@ -1,5 +1,5 @@
+import type { ContentBlock, HookContext } from '../kernel/index.js';
 import { cutContent, type TextMeasure } from './cutContent.js';
-import type { ContentBlock, HookContext } from './schemas.js';
 
 /** Longest reason or additional context kept from one hook or plugin (the rest is cut with a note). */
 export const MAX_CONTEXT_CHARS = 10_000;

@@ -1,4 +1,4 @@
-import type { ContentBlock } from './schemas.js';
+import type { ContentBlock } from '../kernel/index.js';
 
 /** How a cap counts a text, and how it cuts one to at most `max` of its units. */
 export interface TextMeasure {

@@ -1,9 +1,9 @@
+import type { JsonObject, PrepareDecision } from '../kernel/index.js';
 import { capDenial } from './capDecision.js';
 import { createListenerFailure, SeamAbortError, SeamListenerError } from './errors.js';
 import { deepFreeze } from './freeze.js';
 import type { ListenerEntry } from './listener-entry.js';
 import { validateResult } from './result-schemas.js';
-import type { JsonObject, PrepareDecision } from './schemas.js';
 import type { AcceptRewrite, FoldOutcome, PrepareContext, PrepareStep } from './types.js';
 
 /**

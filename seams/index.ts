@@ -11,5 +11,4 @@ export {
 } from './names.js';
 export { createSeams, type SeamsOptions } from './registry.js';
 export { resultSchemas } from './result-schemas.js';
-export * from './schemas.js';
 export type * from './types.js';

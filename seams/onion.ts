@@ -1,10 +1,10 @@
+import type { ToolResult } from '../kernel/index.js';
 import { describeReceived } from '../kernel/index.js';
 import { capDecision } from './capDecision.js';
 import { createListenerFailure, SeamAbortError } from './errors.js';
 import { deepFreeze, freezeContext } from './freeze.js';
 import type { ListenerEntry } from './listener-entry.js';
 import { type DecidingSeamName, validateResult } from './result-schemas.js';
-import type { ToolResult } from './schemas.js';
 import type { AroundNextOptions, ToolExecution, WaterfallSeamName } from './types.js';
 
 const ignore = (): void => {};

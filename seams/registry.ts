@@ -1,3 +1,4 @@
+import type { JsonValue } from '../kernel/index.js';
 import { describeReceived } from '../kernel/index.js';
 import { createDisposer } from './disposer.js';
 import { deepFreeze } from './freeze.js';
@@ -5,7 +6,6 @@ import type { ListenerEntry, Register } from './listener-entry.js';
 import { seamModes } from './names.js';
 import { usePlugin } from './plugin.js';
 import { consoleLogger, createReporter } from './report.js';
-import type { JsonValue } from './schemas.js';
 import { createSeamSet } from './seam-set.js';
 import { runNotify } from './sequence.js';
 import type { ApprovalChannel, DispatchScope, SeamLogger, SeamName, SeamSet, Seams } from './types.js';

@@ -1,6 +1,4 @@
 import type { z } from 'zod';
-import { formatIssues } from './describe.js';
-import { SeamListenerError } from './errors.js';
 import {
   ApprovalDecisionSchema,
   ContinuationDecisionSchema,
@@ -11,7 +9,9 @@ import {
   PromptDecisionSchema,
   RequestErrorDecisionSchema,
   ToolResultSchema,
-} from './schemas.js';
+} from '../kernel/index.js';
+import { formatIssues } from './describe.js';
+import { SeamListenerError } from './errors.js';
 import type { SeamName } from './types.js';
 
 /** The schema every listener result of a deciding seam must satisfy (one table, one place). */

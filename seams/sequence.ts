@@ -1,9 +1,9 @@
+import type { ContinuationStop } from '../kernel/index.js';
 import { describeValue, isThenable } from '../kernel/index.js';
 import { capDecision, capDenial } from './capDecision.js';
 import { createListenerFailure, SeamListenerError } from './errors.js';
 import type { ListenerEntry, ReportFailure } from './listener-entry.js';
 import { validateResult } from './result-schemas.js';
-import type { ContinuationStop } from './schemas.js';
 import type { DispatchScope, SeamName, ToolExecution } from './types.js';
 
 /** Awaits each listener in order; the first throw rejects with `SeamListenerError`. */

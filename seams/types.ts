@@ -1,5 +1,5 @@
-import type { SeamListenerError } from './errors.js';
 import type {
+  AgentLogView,
   ApprovalAnswer,
   ApprovalDecision,
   ApprovalVerdict,
@@ -10,6 +10,7 @@ import type {
   HookContext,
   JsonObject,
   JsonValue,
+  LogEvent,
   MessageSource,
   PostToolDecision,
   PrepareDecision,
@@ -18,40 +19,10 @@ import type {
   RequestErrorDecision,
   RewriteRecord,
   SessionStartSource,
+  StreamedDelta,
   ToolResult,
-} from './schemas.js';
-
-/** One event of the session log (see session/). */
-export interface LogEvent<TType extends string = string, TData = unknown> {
-  readonly seq: number;
-  readonly type: TType;
-  readonly data: TData;
-  readonly time: string;
-}
-
-/** A piece of a model answer as it streams in; the aggregated `assistant/message` stays the truth. */
-export type ModelDelta =
-  | { readonly kind: 'text'; readonly text: string }
-  | { readonly kind: 'reasoning'; readonly text: string }
-  | {
-      readonly kind: 'tool-call';
-      /** Position of the call in the answer (deltas of one call share it). */
-      readonly index: number;
-      readonly id?: string;
-      readonly name?: string;
-      readonly argumentsDelta: string;
-    };
-
-/** What `model/delta` carries: an adapter's delta, or `discard` once a step that streamed fails or is cancelled. */
-export type StreamedDelta = ModelDelta | { readonly kind: 'discard' };
-
-/** The part of the session log that plugins see on the agent handle. */
-export interface AgentLogView {
-  readonly events: readonly LogEvent[];
-  subscribe(listener: (event: LogEvent) => void): () => void;
-  /** Appends a plugin event type registered with `defineLogEvent`; refused for core types. */
-  append(type: string, data: JsonValue): LogEvent;
-}
+} from '../kernel/index.js';
+import type { SeamListenerError } from './errors.js';
 
 /** `failed`: the session store failed a write or fsync; the agent takes nothing more (see storage.md). */
 export type AgentStatus = 'idle' | 'running' | 'disposed' | 'failed';

@@ -1,7 +1,6 @@
 import type { z } from 'zod';
-import { describeReceived } from '../kernel/index.js';
-import type { LogEvent } from '../seams/types.js';
-import { coreEventSchemas } from './events.js';
+import type { LogEvent } from '../kernel/index.js';
+import { coreEventSchemas, describeReceived } from '../kernel/index.js';
 
 /** A plugin log event type registered with `defineLogEvent`. */
 export interface LogEventDefinition<TType extends string = string, TData = unknown> {

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
+import { type CoreEventType, coreEventSchemas } from '../kernel/index.js';
 import { getLogEventDefinition } from './defineLogEvent.js';
-import { type CoreEventType, coreEventSchemas } from './events.js';
 
 /** Which kind of event type a name is. */
 export type EventTypeKind =

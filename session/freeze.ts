@@ -1,4 +1,4 @@
-import type { JsonValue } from '../seams/schemas.js';
+import type { JsonValue } from '../kernel/index.js';
 
 /** Thrown by `toFrozenJson` with the path of the first value that is not plain JSON. */
 export class NotJsonError extends TypeError {

@@ -1,5 +1,4 @@
-import type { LogEvent } from '../seams/types.js';
-import type { CoreEventData } from './events.js';
+import type { CoreEventData, LogEvent } from '../kernel/index.js';
 
 /** An accepted inbox item the log shows as neither discarded nor recorded: resume re-queues it. */
 export interface PendingInboxItem {

@@ -9,28 +9,6 @@ export type {
 } from './errors.js';
 export { SessionLoadError, SessionLockedError, SessionLogError, SessionStoreError } from './errors.js';
 export { isCoreEventType } from './eventSchema.js';
-export type {
-  CoreEventData,
-  CoreEventDraft,
-  CoreEventType,
-  FinishReason,
-  InboxDiscardCause,
-  TurnEndReason,
-  Usage,
-  UsageTotal,
-} from './events.js';
-export {
-  coreEventSchemas,
-  coreEventTypes,
-  EventType,
-  FinishReasonSchema,
-  InboxDiscardCauseSchema,
-  isInboxEventType,
-  StoredEventSchema,
-  TurnEndReasonSchema,
-  UsageSchema,
-  UsageTotalSchema,
-} from './events.js';
 export type { PendingInboxItem } from './inbox.js';
 export { coreTurnEvents, lastMessageNumber, pendingInboxItems } from './inbox.js';
 export type {
@@ -52,5 +30,5 @@ export type { MemoryStoreOptions } from './stores/memory.js';
 export { memoryStore } from './stores/memory.js';
 export type { JsonlLog, ReadJsonlLogOptions } from './stores/readJsonlLog.js';
 export { readJsonlLog } from './stores/readJsonlLog.js';
-export type { LogEvent, SessionLog, SessionStore, Violation } from './types.js';
+export type { SessionLog, SessionStore, Violation } from './types.js';
 export { addUsage, sumUsage } from './usage.js';

@@ -1,9 +1,8 @@
 import { z } from 'zod';
-import type { JsonValue } from '../seams/schemas.js';
-import type { LogEvent } from '../seams/types.js';
+import type { JsonValue, LogEvent } from '../kernel/index.js';
+import { type CoreEventData, type CoreEventType, isInboxEventType } from '../kernel/index.js';
 import { SessionLogError, SessionStoreError } from './errors.js';
 import { isCoreEventType, resolveEventType } from './eventSchema.js';
-import { type CoreEventData, type CoreEventType, isInboxEventType } from './events.js';
 import { NotJsonError, toFrozenJson } from './freeze.js';
 import { DEFAULT_MAX_LINE_BYTES } from './limits.js';
 import { memoryStore } from './stores/memory.js';

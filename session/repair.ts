@@ -1,6 +1,10 @@
-import type { ToolCallBlock } from '../seams/schemas.js';
-import type { LogEvent } from '../seams/types.js';
-import type { CoreEventData, CoreEventDraft, TurnEndReason } from './events.js';
+import type {
+  CoreEventData,
+  CoreEventDraft,
+  LogEvent,
+  ToolCallBlock,
+  TurnEndReason,
+} from '../kernel/index.js';
 import { sumUsage } from './usage.js';
 
 /** Where the log was open when it stopped: the turn and its last step (0 before step 1). */

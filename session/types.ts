@@ -1,9 +1,5 @@
-import type { JsonValue } from '../seams/schemas.js';
-import type { AgentLogView, LogEvent } from '../seams/types.js';
+import type { AgentLogView, CoreEventData, CoreEventType, JsonValue, LogEvent } from '../kernel/index.js';
 import type { SessionStoreError } from './errors.js';
-import type { CoreEventData, CoreEventType } from './events.js';
-
-export type { LogEvent } from '../seams/types.js';
 
 /** The append-only session log (one per agent). */
 export interface SessionLog extends AgentLogView {

@@ -1,5 +1,4 @@
-import type { LogEvent } from '../seams/types.js';
-import type { Usage, UsageTotal } from './events.js';
+import type { LogEvent, Usage, UsageTotal } from '../kernel/index.js';
 
 /** `total` plus one step's usage; optional counts appear once any step reports them. */
 export function addUsage(total: UsageTotal | undefined, usage: Usage | undefined): UsageTotal | undefined {

@@ -1,5 +1,5 @@
+import type { ContentBlock, ToolResult } from '../kernel/index.js';
 import { cutContent, type TextMeasure } from '../seams/cutContent.js';
-import type { ContentBlock, ToolResult } from '../seams/schemas.js';
 import { deepFreezeJson } from './json.js';
 import type { ToolDefinition } from './types.js';
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { describeReceived } from '../kernel/index.js';
-import type { JsonValue } from '../seams/schemas.js';
+import type { JsonValue } from '../kernel/index.js';
+import { describeReceived, describeThrown } from '../kernel/index.js';
 import { type ToolDefinition, type ToolDefinitionInput, type ToolKind, toolBrand } from './types.js';
 
 const toolKinds: readonly ToolKind[] = [
@@ -136,7 +136,7 @@ function checkParameters(value: unknown, toolName: unknown): void {
       if (type !== 'object')
         received = `a zod schema of JSON Schema type ${JSON.stringify(type ?? 'unknown')}`;
     } catch (error) {
-      received = `a zod schema with no JSON Schema (${error instanceof Error ? error.message : String(error)})`;
+      received = `a zod schema with no JSON Schema (${describeThrown(error)})`;
     }
   }
   if (received === undefined) return;

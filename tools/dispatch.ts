@@ -1,7 +1,6 @@
-import { describeThrown } from '../kernel/index.js';
+import { describeThrown, type HookContext, HookContextSchema, type ToolResult } from '../kernel/index.js';
 import { capHookContext } from '../seams/capText.js';
 import { formatIssues } from '../seams/describe.js';
-import { type HookContext, HookContextSchema, type ToolResult } from '../seams/schemas.js';
 import type { ToolExecution, ToolRunContext } from '../seams/types.js';
 import { boundToolResult, maxContentBytesOf } from './boundContent.js';
 import { deepFreezeJson } from './json.js';

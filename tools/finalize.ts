@@ -1,7 +1,6 @@
 import { z } from 'zod';
-import { describeThrown } from '../kernel/index.js';
+import { type ContentBlock, ContentBlockSchema, describeThrown, type ToolResult } from '../kernel/index.js';
 import { formatIssues } from '../seams/describe.js';
-import { type ContentBlock, ContentBlockSchema, type ToolResult } from '../seams/schemas.js';
 import type { ToolExecution } from '../seams/types.js';
 import { boundToolResult, maxContentBytesOf } from './boundContent.js';
 import { ToolPipelineError } from './errors.js';

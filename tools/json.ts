@@ -1,5 +1,5 @@
+import type { JsonValue } from '../kernel/index.js';
 import { describeThrown } from '../kernel/index.js';
-import type { JsonValue } from '../seams/schemas.js';
 
 /** Why a value is not plain JSON, and where (a path rooted at `root`). */
 export interface JsonSnapshotFailure {

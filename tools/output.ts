@@ -1,7 +1,12 @@
 import { z } from 'zod';
-import { describeThrown } from '../kernel/index.js';
+import {
+  type ContentBlock,
+  ContentBlockSchema,
+  describeThrown,
+  type JsonValue,
+  type ToolResult,
+} from '../kernel/index.js';
 import { formatIssues } from '../seams/describe.js';
-import { type ContentBlock, ContentBlockSchema, type JsonValue, type ToolResult } from '../seams/schemas.js';
 import { boundToolResult, maxContentBytesOf } from './boundContent.js';
 import { formatJsonFailure, snapshotJson } from './json.js';
 import { createFailureResult, createSuccessResult } from './results.js';

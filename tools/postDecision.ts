@@ -1,4 +1,4 @@
-import type { ContentBlock, HookContext, PostToolDecision, ToolResult } from '../seams/schemas.js';
+import type { ContentBlock, HookContext, PostToolDecision, ToolResult } from '../kernel/index.js';
 import type { ToolExecution } from '../seams/types.js';
 import { boundToolResult, maxContentBytesOf } from './boundContent.js';
 import { ToolPipelineError } from './errors.js';

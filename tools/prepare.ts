@@ -1,6 +1,6 @@
+import type { JsonObject, JsonValue, RewriteRecord, ToolResult } from '../kernel/index.js';
 import { describeReceived } from '../kernel/index.js';
 import { formatIssues } from '../seams/describe.js';
-import type { JsonObject, JsonValue, RewriteRecord, ToolResult } from '../seams/schemas.js';
 import type { AcceptRewrite, DispatchScope, FoldOutcome, SeamSet } from '../seams/types.js';
 import { deepFreezeJson, formatJsonFailure, snapshotJson } from './json.js';
 import { createFailureResult } from './results.js';

@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import type { ToolSchema } from '../kernel/index.js';
 import { describeReceived } from '../kernel/index.js';
-import type { ToolSchema } from '../model/types.js';
 import { createDisposer } from '../seams/disposer.js';
 import type { Disposer } from '../seams/types.js';
 import { isToolDefinition } from './defineTool.js';

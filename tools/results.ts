@@ -5,7 +5,7 @@ import type {
   ToolError,
   ToolErrorCode,
   ToolResult,
-} from '../seams/schemas.js';
+} from '../kernel/index.js';
 import { deepFreezeJson } from './json.js';
 
 /** A failed result as the registry makes it: content `Error: <message>`, deep-frozen. */

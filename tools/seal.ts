@@ -1,5 +1,5 @@
+import type { ContentBlock, JsonObject, JsonValue, RewriteRecord, ToolResult } from '../kernel/index.js';
 import { toolEnvironmentOf } from '../seams/environment.js';
-import type { ContentBlock, JsonObject, JsonValue, RewriteRecord, ToolResult } from '../seams/schemas.js';
 import type { AgentHandle, ToolExecution } from '../seams/types.js';
 import { formatJsonFailure, snapshotJson } from './json.js';
 import type { ToolDefinition, ToolRegistryCore } from './types.js';

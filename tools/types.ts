@@ -1,6 +1,5 @@
 import type { z } from 'zod';
-import type { ToolSchema } from '../model/types.js';
-import type { ContentBlock, JsonValue, ToolResult } from '../seams/schemas.js';
+import type { ContentBlock, JsonValue, ToolResult, ToolSchema } from '../kernel/index.js';
 import type {
   AgentHandle,
   ApprovalChannel,

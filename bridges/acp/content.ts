@@ -1,5 +1,5 @@
 import * as acp from '@agentclientprotocol/sdk';
-import type { ContentBlock } from '../../seams/schemas.js';
+import type { ContentBlock } from '../../kernel/index.js';
 
 /**
  * An ACP prompt as seamchart content: text stays text, a resource link becomes a text line naming

@@ -1,5 +1,5 @@
 import type * as acp from '@agentclientprotocol/sdk';
-import type { ApprovalAnswer, ApprovalDecision, JsonValue } from '../../seams/schemas.js';
+import type { ApprovalAnswer, ApprovalDecision, JsonValue } from '../../kernel/index.js';
 import type { ApprovalChannel, Listener } from '../../seams/types.js';
 import { type KindOf, toToolCall } from './toolCalls.js';
 

@@ -1,7 +1,7 @@
 import * as acp from '@agentclientprotocol/sdk';
+import type { ContentBlock, LogEvent } from '../../kernel/index.js';
 import { Seam } from '../../seams/names.js';
-import type { ContentBlock } from '../../seams/schemas.js';
-import type { Disposer, LogEvent, SeamCtx } from '../../seams/types.js';
+import type { Disposer, SeamCtx } from '../../seams/types.js';
 import { toAcpText } from './content.js';
 import { createRememberedApprovals } from './permission.js';
 import { type EndReason, toStopReason } from './stopReason.js';

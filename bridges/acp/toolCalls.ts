@@ -1,5 +1,5 @@
 import type * as acp from '@agentclientprotocol/sdk';
-import type { ContentBlock } from '../../seams/schemas.js';
+import type { ContentBlock } from '../../kernel/index.js';
 
 /** `tool/call` data as logged. */
 export interface LoggedToolCall {

@@ -1,10 +1,10 @@
 import type { ActorSystem, AnyActorRef } from 'xstate';
+import type { InboxDiscardCause, LogEvent } from '../../kernel/index.js';
 import { TurnFailureCode, toFailure } from '../../kernel/index.js';
 import type { AgentStatus, CancelCause, NotifySeamName, SeamCtx } from '../../seams/types.js';
 import { SessionLogError } from '../../session/errors.js';
-import type { InboxDiscardCause } from '../../session/events.js';
 import { repairEvents } from '../../session/repair.js';
-import type { LogEvent, SessionLog } from '../../session/types.js';
+import type { SessionLog } from '../../session/types.js';
 import type { DiscardEntry, InboxItem, Injection } from '../runtime/inbox.js';
 import { liveHandlesOf } from '../runtime/liveHandles.js';
 import {

@@ -1,17 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { type Actor, toPromise } from 'xstate';
-import { toFailure } from '../../kernel/index.js';
+import type { AgentLogView, ContentBlock, JsonValue, MessageSource, UsageTotal } from '../../kernel/index.js';
+import { describeThrown, toFailure } from '../../kernel/index.js';
 import { createAgentEnvironment } from '../../seams/environment.js';
 import { Seam } from '../../seams/names.js';
-import type { ContentBlock, JsonValue, MessageSource } from '../../seams/schemas.js';
-import type {
-  AgentEnvironment,
-  AgentHandle,
-  AgentLogView,
-  CancelCause,
-  DeliveryOptions,
-} from '../../seams/types.js';
-import type { UsageTotal } from '../../session/events.js';
+import type { AgentEnvironment, AgentHandle, CancelCause, DeliveryOptions } from '../../seams/types.js';
 import {
   createSessionLog,
   lastMessageNumber,
@@ -100,7 +93,7 @@ export function createAgent(rawOptions: AgentOptions): Agent {
     onEvent: (event) => seams.notify(Seam.sessionEvent, { agentId, event }, containedScope),
     onListenerError: (error, event) =>
       reportError({
-        error: { message: `A log subscriber of ${event.type} failed: ${String(error)}` },
+        error: { message: `A log subscriber of ${event.type} failed: ${describeThrown(error)}` },
         origin: 'log',
       }),
   });

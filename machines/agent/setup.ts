@@ -1,6 +1,6 @@
 import { assign, fromPromise, setup } from 'xstate';
+import type { InboxDiscardCause } from '../../kernel/index.js';
 import type { AgentStatus, CancelCause } from '../../seams/types.js';
-import type { InboxDiscardCause } from '../../session/events.js';
 import type { DiscardEntry, InboxItem, Injection } from '../runtime/inbox.js';
 import { sendToLiveChild } from '../runtime/sendToLiveChild.js';
 import type { TurnInput, TurnOutput } from '../turn/types.js';

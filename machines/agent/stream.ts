@@ -1,4 +1,5 @@
-import type { AgentLogView, AgentStatus, LogEvent, Seams, StreamedDelta } from '../../seams/types.js';
+import type { AgentLogView, LogEvent, StreamedDelta } from '../../kernel/index.js';
+import type { AgentStatus, Seams } from '../../seams/types.js';
 
 /** One item of `agent.stream()`: a delta, a log event, a status change, or how many deltas were dropped. */
 export type AgentStreamItem =

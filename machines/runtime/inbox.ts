@@ -1,15 +1,15 @@
 import { z } from 'zod';
-import { describeReceived } from '../../kernel/index.js';
 import {
   type ContentBlock,
   ContentBlockSchema,
+  describeReceived,
   type HookContext,
   HookContextSchema,
   type JsonValue,
   JsonValueSchema,
   type MessageSource,
   MessageSourceSchema,
-} from '../../seams/schemas.js';
+} from '../../kernel/index.js';
 import { formatJsonFailure, snapshotJson } from '../../tools/index.js';
 
 /** One accepted followup/queue/steer item: plain, frozen JSON that travels through machine context. */

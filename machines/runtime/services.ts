@@ -1,7 +1,7 @@
+import type { Failure } from '../../kernel/index.js';
 import type { Instructions } from '../../model/instructions.js';
 import type { ModelSettings } from '../../model/settings.js';
 import type { ModelAdapter } from '../../model/types.js';
-import type { Failure } from '../../seams/schemas.js';
 import type { AgentHandle, ApprovalChannel, Seams } from '../../seams/types.js';
 import type { SessionLog } from '../../session/types.js';
 import type { ToolRegistryCore } from '../../tools/types.js';

@@ -1,6 +1,6 @@
 import type { ActorSystem, AnyActorRef } from 'xstate';
+import type { ToolCallBlock, ToolResult } from '../../kernel/index.js';
 import { describeThrown } from '../../kernel/index.js';
-import type { ToolCallBlock, ToolResult } from '../../seams/schemas.js';
 import type { SessionLog } from '../../session/types.js';
 import { createFailureResult, type ToolCallRecord } from '../../tools/index.js';
 import { liveHandlesOf } from '../runtime/liveHandles.js';

@@ -1,5 +1,5 @@
 import { fromCallback } from 'xstate';
-import type { ToolCallBlock } from '../../seams/schemas.js';
+import type { ToolCallBlock } from '../../kernel/index.js';
 import { parseToolArguments } from '../../tools/index.js';
 import { liveHandlesOf } from '../runtime/liveHandles.js';
 import type { ToolMachineServices } from '../runtime/services.js';

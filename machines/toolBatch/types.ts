@@ -1,4 +1,4 @@
-import type { HookContext, ToolCallBlock } from '../../seams/schemas.js';
+import type { HookContext, ToolCallBlock } from '../../kernel/index.js';
 import type { ToolCallOutput, ToolCallReport } from '../toolCall/types.js';
 
 export interface ToolBatchInput {

@@ -1,5 +1,5 @@
+import type { ToolResult } from '../../kernel/index.js';
 import { describeReceived } from '../../kernel/index.js';
-import type { ToolResult } from '../../seams/schemas.js';
 import { createToolRegistryCore } from '../../tools/index.js';
 import type { ExecuteOptions, ToolCallRequest, ToolRegistry } from '../../tools/types.js';
 import { type LiveHandles, liveHandlesOf } from '../runtime/liveHandles.js';

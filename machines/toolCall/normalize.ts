@@ -1,5 +1,5 @@
+import { type ToolResult, ToolResultSchema } from '../../kernel/index.js';
 import { formatIssues } from '../../seams/describe.js';
-import { type ToolResult, ToolResultSchema } from '../../seams/schemas.js';
 import type { ToolExecution } from '../../seams/types.js';
 import {
   boundToolResult,

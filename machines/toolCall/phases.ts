@@ -1,7 +1,11 @@
 import type { ActorSystem } from 'xstate';
-import { describeThrown } from '../../kernel/index.js';
+import {
+  ApprovalAnswerSchema,
+  type ApprovalVerdict,
+  describeThrown,
+  type ToolResult,
+} from '../../kernel/index.js';
 import { Seam } from '../../seams/names.js';
-import { ApprovalAnswerSchema, type ApprovalVerdict, type ToolResult } from '../../seams/schemas.js';
 import type { DispatchScope, ToolExecution } from '../../seams/types.js';
 import {
   applyPostDecision,

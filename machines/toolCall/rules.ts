@@ -1,5 +1,5 @@
+import type { HookContext, ToolResult } from '../../kernel/index.js';
 import { describeThrown } from '../../kernel/index.js';
-import type { HookContext, ToolResult } from '../../seams/schemas.js';
 import { createFailureResult, ToolMessage, withContexts } from '../../tools/index.js';
 import type { ToolCallContext } from './types.js';
 

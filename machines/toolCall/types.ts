@@ -1,4 +1,4 @@
-import type { HookContext, PreToolDecision, ToolResult } from '../../seams/schemas.js';
+import type { HookContext, PreToolDecision, ToolResult } from '../../kernel/index.js';
 import type { ToolCallRecord } from '../../tools/index.js';
 
 /** The seams a call may invoke; `guard` stands for the guard list. */

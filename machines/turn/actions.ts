@@ -1,6 +1,6 @@
 import { type ActionFunction, type ActorSystem, type AnyActorRef, enqueueActions } from 'xstate';
-import { toFailure } from '../../kernel/index.js';
-import type { HookContext, PromptDecision } from '../../seams/schemas.js';
+import type { HookContext, PromptDecision } from '../../kernel/index.js';
+import { TurnFailureCode, toFailure } from '../../kernel/index.js';
 import type { DispatchScope, NotifySeamName, SeamCtx, WaterfallSeamName } from '../../seams/types.js';
 import { SessionLogError } from '../../session/errors.js';
 import { repairEvents } from '../../session/repair.js';
@@ -99,7 +99,7 @@ export function createTurnActions(servicesOf: ServicesResolver<Services>): TurnA
           const failure = context.failure ?? {
             step: context.step,
             ...toFailure(error),
-            code: 'INTERNAL_ERROR',
+            code: TurnFailureCode.internalError,
           };
           enqueue.assign({ ...onFailure, failure });
           if (!context.failure)

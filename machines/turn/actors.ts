@@ -1,10 +1,10 @@
 import { type ActorSystem, fromPromise, type PromiseActorLogic } from 'xstate';
+import type { ContinuationDecision, PromptDecision, RequestErrorDecision } from '../../kernel/index.js';
 import { createDeltaRelay } from '../../model/deltaRelay.js';
 import { evaluateInstructions } from '../../model/instructions.js';
 import { createRequestDeriver, type RequestDeriver } from '../../model/request.js';
 import { settingsForRequest } from '../../model/settings.js';
 import type { ModelRequest } from '../../model/types.js';
-import type { ContinuationDecision, PromptDecision, RequestErrorDecision } from '../../seams/schemas.js';
 import type { AgentHandle, DispatchScope, SeamSet } from '../../seams/types.js';
 import type { SessionLog } from '../../session/types.js';
 import { linkSignals } from '../../tools/signals.js';

@@ -1,15 +1,19 @@
 import { z } from 'zod';
-import { describeThrown, TurnFailureCode, toFailure } from '../../kernel/index.js';
-import { ModelRequestError, type ModelStep } from '../../model/types.js';
 import {
   type ContentBlock,
   ContentBlockSchema,
   type ContinuationDecision,
+  describeThrown,
+  FinishReasonSchema,
   type HookContext,
   type PromptDecision,
   type ToolCallBlock,
-} from '../../seams/schemas.js';
-import { FinishReasonSchema, type TurnEndReason, UsageSchema } from '../../session/events.js';
+  type TurnEndReason,
+  TurnFailureCode,
+  toFailure,
+  UsageSchema,
+} from '../../kernel/index.js';
+import { ModelRequestError, type ModelStep } from '../../model/types.js';
 import type { InboxItem } from '../runtime/inbox.js';
 import type { ToolBatchOutput } from '../toolBatch/types.js';
 import type {

@@ -1,11 +1,11 @@
 import { type AnyActorRef, assign, setup } from 'xstate';
-import { toFailure } from '../../kernel/index.js';
 import type {
   ContinuationDecision,
   HookContext,
   PromptDecision,
   RequestErrorDecision,
-} from '../../seams/schemas.js';
+} from '../../kernel/index.js';
+import { toFailure } from '../../kernel/index.js';
 import type { CancelCause, WaterfallSeamName } from '../../seams/types.js';
 import type { InboxItem, Injection } from '../runtime/inbox.js';
 import { sendToLiveChild } from '../runtime/sendToLiveChild.js';

@@ -4,9 +4,9 @@ import type {
   HookContext,
   PromptDecision,
   ToolCallBlock,
-} from '../../seams/schemas.js';
+  TurnEndReason,
+} from '../../kernel/index.js';
 import type { CancelCause } from '../../seams/types.js';
-import type { TurnEndReason } from '../../session/events.js';
 import type { InboxItem, Injection } from '../runtime/inbox.js';
 
 /** The turn-scoped seams whose presence is snapshotted into context when the turn starts. */

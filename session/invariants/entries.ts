@@ -1,6 +1,6 @@
-import type { LogEvent } from '../../seams/types.js';
+import type { LogEvent } from '../../kernel/index.js';
+import { type CoreEventData, type CoreEventType, coreEventSchemas } from '../../kernel/index.js';
 import { isCoreEventType } from '../eventSchema.js';
-import { type CoreEventData, type CoreEventType, coreEventSchemas } from '../events.js';
 import type { Violation } from '../types.js';
 import { Invariant, violation } from './names.js';
 

@@ -1,4 +1,4 @@
-import type { LogEvent } from '../../seams/types.js';
+import type { LogEvent } from '../../kernel/index.js';
 import type { Violation } from '../types.js';
 import { checkActiveBatchAdjacency } from './activeBatchAdjacency.js';
 import { checkBalance } from './balance.js';

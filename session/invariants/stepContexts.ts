@@ -1,4 +1,4 @@
-import type { ContentBlock } from '../../seams/schemas.js';
+import type { ContentBlock } from '../../kernel/index.js';
 import type { Violation } from '../types.js';
 import type { Entry } from './entries.js';
 import { Invariant, violation } from './names.js';

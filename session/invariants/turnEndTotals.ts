@@ -1,4 +1,4 @@
-import type { Usage } from '../events.js';
+import type { Usage } from '../../kernel/index.js';
 import type { Violation } from '../types.js';
 import { addUsage } from '../usage.js';
 import { Invariant, violation } from './names.js';

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import { dirname } from 'node:path';
-import type { LogEvent } from '../../seams/types.js';
+import type { LogEvent } from '../../kernel/index.js';
+import { describeThrown } from '../../kernel/index.js';
 import { SessionLoadError, SessionLockedError, SessionStoreError } from '../errors.js';
 import { pendingInboxItems } from '../inbox.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../limits.js';
@@ -164,7 +165,7 @@ function applyRepair(io: FileIo, path: string, read: ReadSession, keepBytes: num
       errnoCode(error) === 'EACCES' || errnoCode(error) === 'EPERM' ? 'PERMISSION_DENIED' : 'REPAIR_FAILED',
       path,
       undefined,
-      `Cannot repair session file ${path}: ${what} failed (${errnoCode(error) ?? String(error)}); the file was not modified`,
+      `Cannot repair session file ${path}: ${what} failed (${errnoCode(error) ?? describeThrown(error)}); the file was not modified`,
       { cause: error },
     );
   let backup: string | undefined;
@@ -203,7 +204,7 @@ function applyRepair(io: FileIo, path: string, read: ReadSession, keepBytes: num
       'REPAIR_FAILED',
       path,
       undefined,
-      `Cannot repair session file ${path}: writing the repair failed (${errnoCode(error) ?? String(error)}); ` +
+      `Cannot repair session file ${path}: writing the repair failed (${errnoCode(error) ?? describeThrown(error)}); ` +
         `the original is in ${backup}`,
       { cause: error },
     );
@@ -361,7 +362,7 @@ function createFileStore(parts: FileStoreParts): JsonlStore {
             'WRITE_FAILED',
             path,
             `Cannot write event seq ${event.seq} (${event.type}) to session file ${path} ` +
-              `(${errnoCode(error) ?? String(error)}); ${undone ? 'the partial line was removed' : 'the partial line could not be removed (reopening drops it)'} ` +
+              `(${errnoCode(error) ?? describeThrown(error)}); ${undone ? 'the partial line was removed' : 'the partial line could not be removed (reopening drops it)'} ` +
               'and the store accepts no further writes',
             { cause: error },
           ),
@@ -379,7 +380,7 @@ function createFileStore(parts: FileStoreParts): JsonlStore {
           new SessionStoreError(
             'FSYNC_FAILED',
             path,
-            `Cannot fsync session file ${path} (${errnoCode(error) ?? String(error)}); the store accepts no further writes`,
+            `Cannot fsync session file ${path} (${errnoCode(error) ?? describeThrown(error)}); the store accepts no further writes`,
             { cause: error },
           ),
         );

@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import type { LogEvent } from '../../seams/types.js';
+import type { LogEvent } from '../../kernel/index.js';
+import { describeThrown, StoredEventSchema } from '../../kernel/index.js';
 import { SessionLoadError, type SessionLoadErrorCode } from '../errors.js';
 import { resolveEventType } from '../eventSchema.js';
-import { StoredEventSchema } from '../events.js';
 import { freezeParsedJson, toFrozenJson } from '../freeze.js';
 import { DEFAULT_MAX_LINE_BYTES } from '../limits.js';
 import { repairEvents } from '../repair.js';
@@ -111,7 +111,7 @@ export function loadFailure(path: string, error: unknown, what: string): Session
       ? 'it does not exist'
       : code === 'PERMISSION_DENIED'
         ? 'permission denied'
-        : `${errno ?? (error instanceof Error ? error.message : String(error))}`;
+        : (errno ?? describeThrown(error));
   return new SessionLoadError(code, path, undefined, `Cannot ${what} session file ${path}: ${why}`, {
     cause: error,
   });

@@ -1,4 +1,4 @@
-import type { LogEvent } from '../../seams/types.js';
+import type { LogEvent } from '../../kernel/index.js';
 import { toFrozenJson } from '../freeze.js';
 import type { SessionStore } from '../types.js';
 

@@ -1,4 +1,4 @@
-import type { LogEvent } from '../../seams/types.js';
+import type { LogEvent } from '../../kernel/index.js';
 import type { LockHolder } from '../errors.js';
 import type { FileIo } from './fileIo.js';
 import { planRepair, readSessionFile } from './jsonlParse.js';

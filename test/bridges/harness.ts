@@ -6,17 +6,10 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, expect } from 'vitest';
 import { z } from 'zod';
 import type { HookBridge } from '../../bridges/index.js';
+import type { ContentBlock, JsonValue, LogEvent } from '../../kernel/index.js';
 import { type Agent, createAgent, createToolRegistry } from '../../machines/index.js';
 import { type ScriptedModel, scriptedModel } from '../../model/index.js';
-import {
-  type ApprovalChannel,
-  type ContentBlock,
-  createSeams,
-  type JsonValue,
-  type LogEvent,
-  type SeamLogger,
-  type Seams,
-} from '../../seams/index.js';
+import { type ApprovalChannel, createSeams, type SeamLogger, type Seams } from '../../seams/index.js';
 import { checkInvariants, coreTurnEvents } from '../../session/index.js';
 import type { SessionStore } from '../../session/types.js';
 import { createDemoTools, defineTool } from '../../tools/index.js';

@@ -3,7 +3,8 @@ import { readFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { claudeCodeHooks, codexHooks, type HookBridge } from '../../bridges/index.js';
-import type { ApprovalChannel, JsonValue, LogEvent } from '../../seams/index.js';
+import type { JsonValue, LogEvent } from '../../kernel/index.js';
+import type { ApprovalChannel } from '../../seams/index.js';
 import {
   createHookAgent,
   fixture,

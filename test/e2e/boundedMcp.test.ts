@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { main } from '../../cli/main.js';
-import type { ContentBlock } from '../../seams/schemas.js';
+import type { ContentBlock } from '../../kernel/index.js';
 import { checkInvariants, readJsonlLog } from '../../session/index.js';
 import { captureIO } from './support/captureIO.js';
 
@@ -61,5 +61,12 @@ describe('an MCP tool result over the default bound', () => {
     expect(texts.at(-1)).toMatch(
       /^\[truncated: the tool returned 3145728 bytes; showing the first \d+ \(maxContentBytes 1048576\)\]$/,
     );
+
+    // The transcript says the output was cut (the note itself is past the summary's first lines).
+    const shown = captureIO();
+    const again = path.join(dir, 't.jsonl');
+    const args = ['run', 'dump', '--model', `scripted:${script}`, '--mcp-config', config, '--session', again];
+    expect(await main(args, shown)).toBe(0);
+    expect(shown.out()).toContain('(output cut: the tool returned 3145728 bytes)');
   }, 30_000);
 });

@@ -92,4 +92,25 @@ describe('seamchart run when the session store fails', () => {
         .map((event) => (event.data as { reason: unknown }).reason),
     ).toMatchObject([{ kind: 'interrupted' }, { kind: 'completed' }]);
   }, 60_000);
+
+  it('a write refused while the prompt is accepted: exit 1 with the cause, and a session file of just its header', async () => {
+    const script = path.join(dir, 'script.json');
+    writeFileSync(script, JSON.stringify([{ text: 'never asked' }]));
+    const session = path.join(dir, 'tiny.jsonl');
+    // One 512-byte block holds the header line but not the prompt's inbox/accepted line.
+    const prompt = 'p'.repeat(1000);
+    const failed = await cli(
+      ['run', prompt, '--model', `scripted:${script}`, '--session', session, '--json'],
+      1,
+    );
+    expect(failed.code).toBe(1);
+    expect(failed.stderr.trim().split('\n').at(-1)).toMatch(
+      /^seamchart: the session store failed, the run stopped: Cannot write event seq 0 \(inbox\/accepted\) .*\(EFBIG\)/,
+    );
+    // Nothing after the header was accepted, so nothing is lost: the file loads with no events.
+    expect(failed.stdout).toBe('');
+    const read = await readJsonlLog(session);
+    expect(read.events).toEqual([]);
+    expect(read.repairs).toEqual([]);
+  }, 60_000);
 });

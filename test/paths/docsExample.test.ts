@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import type { PreToolDecision } from '../../kernel/index.js';
 import { createAgent } from '../../machines/agent/createAgent.js';
 import { createToolRegistry } from '../../machines/toolCall/createToolRegistry.js';
 import { scriptedModel } from '../../model/index.js';
 import { createSeams } from '../../seams/index.js';
-import type { PreToolDecision } from '../../seams/schemas.js';
 import type { SeamPlugin } from '../../seams/types.js';
 import { checkInvariants, checkLedger } from '../../session/index.js';
 import { recordNotifications } from '../../testing/index.js';

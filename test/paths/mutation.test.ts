@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { HookContext } from '../../kernel/index.js';
 import type { turnMachine } from '../../machines/turn.js';
-import type { HookContext } from '../../seams/schemas.js';
 import { checkInvariants, formatViolation } from '../../session/index.js';
 import type { SessionLog } from '../../session/types.js';
 import { describePath } from '../../testing/index.js';

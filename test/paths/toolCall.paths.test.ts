@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { AnyMachineSnapshot, EventObject } from 'xstate';
 import { z } from 'zod';
+import { ToolResultSchema } from '../../kernel/index.js';
 import { liveHandlesOf } from '../../machines/runtime/liveHandles.js';
 import { createToolCallLogic } from '../../machines/toolCall/logic.js';
 import { detachCall } from '../../machines/toolCall/phases.js';
 import { type ToolCallContext, type ToolSeamsPresent, toolSeamKeys } from '../../machines/toolCall/types.js';
 import { graphEvents, toolCallMachine } from '../../machines/toolCall.js';
-import { createSeams, ToolResultSchema } from '../../seams/index.js';
+import { createSeams } from '../../seams/index.js';
 import {
   type AfterSteps,
   coverage,

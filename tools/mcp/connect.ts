@@ -1,5 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ownerMarkerName } from '../../process/index.js';
 import type { ToolDefinition } from '../types.js';
 import { defineMcpTool } from './mcpTool.js';
 import type { McpServerFailure, McpStdioServer } from './types.js';
@@ -57,7 +58,7 @@ async function startServer(server: McpStdioServer, options: ConnectMcpOptions): 
     command: server.command,
     args: [...(server.args ?? [])],
     // The server sees the agent's environment plus its own entries, as Claude Code starts them.
-    env: { ...definedEnv(process.env), ...(server.env ?? {}) },
+    env: { ...definedEnv(process.env), [ownerMarkerName]: '1', ...(server.env ?? {}) },
     ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
     // Piped, never inherited: under `seamchart acp` nothing but protocol may reach our stdout.
     stderr: 'pipe',

@@ -1,5 +1,5 @@
+import type { ToolResult } from '../../kernel/index.js';
 import { describeReceived } from '../../kernel/index.js';
-import type { ToolResult } from '../../seams/schemas.js';
 import type { SeamPlugin, ToolExecution } from '../../seams/types.js';
 
 export interface RetryOptions {

@@ -1,4 +1,5 @@
 import { type AnyMachineSnapshot, type EventObject, fromCallback } from 'xstate';
+import type { HookContext, ToolCallBlock } from '../../../kernel/index.js';
 import { liveHandlesOf } from '../../../machines/runtime/liveHandles.js';
 import { createToolBatchLogic } from '../../../machines/toolBatch/logic.js';
 import type {
@@ -10,7 +11,6 @@ import type {
 } from '../../../machines/toolBatch/types.js';
 import { graphEvents, toolBatchMachine } from '../../../machines/toolBatch.js';
 import { createSeams } from '../../../seams/index.js';
-import type { HookContext, ToolCallBlock } from '../../../seams/schemas.js';
 import { createSessionLog } from '../../../session/index.js';
 import type { AcceptedStepContexts } from '../../../session/invariants/index.js';
 import { repairEvents } from '../../../session/repair.js';

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import type { HookContext, JsonValue } from '../../../kernel/index.js';
 import { createToolRegistry } from '../../../machines/toolCall/createToolRegistry.js';
-import type { HookContext, JsonValue } from '../../../seams/schemas.js';
 import { coreTurnEvents } from '../../../session/index.js';
 import { defineTool } from '../../../tools/index.js';
 import { createTestAgent, deferred, reasons, sleep, type TestAgent, textOf } from './helpers.js';

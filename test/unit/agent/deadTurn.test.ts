@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createActor, enqueueActions } from 'xstate';
+import type { ContinuationDecision } from '../../../kernel/index.js';
 import { createAgentLogic } from '../../../machines/agent/logic.js';
 import type { AgentMachineServices } from '../../../machines/agent/types.js';
 import { createInboxItem } from '../../../machines/runtime/inbox.js';
@@ -8,7 +9,6 @@ import { createTurnActions } from '../../../machines/turn/actions.js';
 import { createTurnLogic } from '../../../machines/turn/logic.js';
 import type { ModelStep } from '../../../model/types.js';
 import { createSeams } from '../../../seams/index.js';
-import type { ContinuationDecision } from '../../../seams/schemas.js';
 import { checkInvariants, checkLedger, createSessionLog, formatViolation } from '../../../session/index.js';
 import { recordNotifications } from '../../../testing/index.js';
 import { createToolRegistryCore } from '../../../tools/index.js';

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { HookContext } from '../../../seams/schemas.js';
+import type { HookContext } from '../../../kernel/index.js';
 import { createTestAgent, reasons, type TestAgent, textOf } from './helpers.js';
 
 let current: TestAgent | undefined;

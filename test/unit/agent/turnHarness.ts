@@ -1,11 +1,12 @@
 import { type AnyActorLogic, type AnyActorRef, createActor, fromPromise, toPromise } from 'xstate';
+import type { LogEvent } from '../../../kernel/index.js';
 import { createInboxItem } from '../../../machines/runtime/inbox.js';
 import { liveHandlesOf } from '../../../machines/runtime/liveHandles.js';
 import type { TurnMachineServices } from '../../../machines/runtime/services.js';
 import { createTurnLogic } from '../../../machines/turn/logic.js';
 import { type SeamsPresent, type ToolBatchInput, turnSeams } from '../../../machines/turn/types.js';
 import type { ModelAdapter } from '../../../model/types.js';
-import type { AgentHandle, LogEvent, Seams } from '../../../seams/types.js';
+import type { AgentHandle, Seams } from '../../../seams/types.js';
 import { createSessionLog, type SessionStore } from '../../../session/index.js';
 import type { ToolRegistryCore } from '../../../tools/types.js';
 

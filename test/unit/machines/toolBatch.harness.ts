@@ -1,9 +1,9 @@
 import { assign, createActor, sendTo, setup } from 'xstate';
+import type { HookContext, ToolCallBlock } from '../../../kernel/index.js';
 import { liveHandlesOf } from '../../../machines/runtime/liveHandles.js';
 import { createToolBatchLogic } from '../../../machines/toolBatch/logic.js';
 import type { ToolBatchOutput } from '../../../machines/toolBatch/types.js';
 import { createSeams } from '../../../seams/index.js';
-import type { HookContext, ToolCallBlock } from '../../../seams/schemas.js';
 import type { Seams } from '../../../seams/types.js';
 import { createSessionLog } from '../../../session/index.js';
 import type { SessionLog } from '../../../session/types.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import type { ToolResult } from '../../../seams/schemas.js';
+import type { ToolResult } from '../../../kernel/index.js';
 import type { ToolExecution } from '../../../seams/types.js';
 import { createFailureResult, defineTool } from '../../../tools/index.js';
 import { createFixture, textContext } from '../tools/fixtures.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { LogEvent } from '../../../kernel/index.js';
 import { createRequestDeriver, deriveMessages, type ModelMessage } from '../../../model/index.js';
-import type { LogEvent } from '../../../seams/types.js';
 import { createSessionLog } from '../../../session/index.js';
 import { am, cm, logOf, pb, pluginEvent, se, sm, ss, tc, te, tr, ts, um } from '../session/build.js';
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type ModelDelta, type ModelRequest, openAICompatible, scriptedModel } from '../../../model/index.js';
+import type { ModelDelta } from '../../../kernel/index.js';
+import { type ModelRequest, openAICompatible, scriptedModel } from '../../../model/index.js';
 import { beginStream, chunk, sse, useChatServers, writeSeparately } from './chatServer.js';
 
 const serve = useChatServers();

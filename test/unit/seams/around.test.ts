@@ -1,5 +1,6 @@
 import { describe, expect, test, vi } from 'vitest';
-import { createSeams, Seam, type ToolExecution, type ToolResult } from '../../../seams/index.js';
+import type { ToolResult } from '../../../kernel/index.js';
+import { createSeams, Seam, type ToolExecution } from '../../../seams/index.js';
 import { makeExec } from './helpers.js';
 
 const ok = (value: number): ToolResult => ({

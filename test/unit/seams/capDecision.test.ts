@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { capContext, MAX_CONTEXT_CHARS } from '../../../bridges/codec.js';
-import type { PromptDecision } from '../../../seams/schemas.js';
+import type { PromptDecision } from '../../../kernel/index.js';
 import { createToolRegistryCore, defineTool } from '../../../tools/index.js';
 import { createTestAgent, textOf } from '../agent/helpers.js';
 

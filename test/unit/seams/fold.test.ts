@@ -1,11 +1,10 @@
 import { describe, expect, expectTypeOf, test } from 'vitest';
+import type { JsonObject, PrepareDecision } from '../../../kernel/index.js';
 import {
   type AcceptRewrite,
   createSeams,
-  type JsonObject,
   type Listener,
   type PrepareContext,
-  type PrepareDecision,
   Seam,
   SeamAbortError,
   type SeamMap,

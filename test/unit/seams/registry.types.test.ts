@@ -1,14 +1,12 @@
 import { describe, expectTypeOf, test } from 'vitest';
+import type { PostToolDecision, PreToolDecision, ToolResult } from '../../../kernel/index.js';
 import {
   type AroundNextOptions,
   createSeams,
   type Listener,
-  type PostToolDecision,
-  type PreToolDecision,
   Seam,
   type SeamSet,
   type ToolExecution,
-  type ToolResult,
   type WaterfallOutcome,
 } from '../../../seams/index.js';
 

@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import type { PrepareDecision } from '../../../kernel/index.js';
 import { createAgent, createToolRegistry } from '../../../machines/index.js';
 import { scriptedModel } from '../../../model/index.js';
-import type { PrepareContext, PrepareDecision, SeamPlugin } from '../../../seams/index.js';
+import type { PrepareContext, SeamPlugin } from '../../../seams/index.js';
 import { createSeams } from '../../../seams/index.js';
 import { checkInvariants } from '../../../session/index.js';
 import { defineTool } from '../../../tools/index.js';

@@ -1,5 +1,6 @@
 import { describe, expect, test, vi } from 'vitest';
-import { type ContinuationStop, createSeams, Seam, SeamListenerError } from '../../../seams/index.js';
+import type { ContinuationStop } from '../../../kernel/index.js';
+import { createSeams, Seam, SeamListenerError } from '../../../seams/index.js';
 import { makeExec, makeTurnCtx } from './helpers.js';
 
 const stepCtx = () => ({ ...makeTurnCtx('a'), step: 2 });

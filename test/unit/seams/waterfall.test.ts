@@ -1,12 +1,6 @@
 import { describe, expect, test, vi } from 'vitest';
-import {
-  createSeams,
-  type PreToolDecision,
-  SeamAbortError,
-  SeamListenerError,
-  type SeamMap,
-  type ToolResult,
-} from '../../../seams/index.js';
+import type { PreToolDecision, ToolResult } from '../../../kernel/index.js';
+import { createSeams, SeamAbortError, SeamListenerError, type SeamMap } from '../../../seams/index.js';
 import { makeExec, makeLogger, makeTurnCtx } from './helpers.js';
 
 const allow: PreToolDecision = { kind: 'allow' };

@@ -1,6 +1,5 @@
 // Hand-built logs for the session tests: each helper returns a draft, `logOf` numbers them.
-import type { LogEvent } from '../../../seams/types.js';
-import type { CoreEventDraft, TurnEndReason } from '../../../session/index.js';
+import type { CoreEventDraft, LogEvent, TurnEndReason } from '../../../kernel/index.js';
 
 type Draft = CoreEventDraft | { readonly type: string; readonly data: unknown };
 

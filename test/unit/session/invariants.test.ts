@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { LogEvent } from '../../../seams/types.js';
+import type { LogEvent } from '../../../kernel/index.js';
 import { checkInvariants, formatViolation } from '../../../session/index.js';
 import { am, cm, logOf, pb, pluginEvent, se, sm, ss, tc, te, toolTurn, tr, ts, um } from './build.js';
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { LogEvent } from '../../../seams/types.js';
+import type { LogEvent } from '../../../kernel/index.js';
 import {
   checkInvariants,
   createJsonlStore,

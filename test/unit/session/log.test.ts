@@ -1,6 +1,6 @@
 import { describe, expect, expectTypeOf, it, vi } from 'vitest';
 import { z } from 'zod';
-import type { LogEvent } from '../../../seams/types.js';
+import type { LogEvent } from '../../../kernel/index.js';
 import {
   createSessionLog,
   defineLogEvent,

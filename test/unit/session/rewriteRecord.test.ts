@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { LogEvent } from '../../../seams/types.js';
+import type { LogEvent } from '../../../kernel/index.js';
 import { checkInvariants, formatViolation } from '../../../session/index.js';
 import { am, logOf, se, ss, te, tr, ts, um } from './build.js';
 

@@ -13,7 +13,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { LogEvent } from '../../../seams/types.js';
+import type { LogEvent } from '../../../kernel/index.js';
 import {
   checkInvariants,
   createJsonlStore,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { LogEvent } from '../../../seams/types.js';
-import { checkInvariants, repairEvents, type Usage } from '../../../session/index.js';
+import type { LogEvent, Usage } from '../../../kernel/index.js';
+import { checkInvariants, repairEvents } from '../../../session/index.js';
 import { am, logOf, se, sm, ss, te, ts, um } from './build.js';
 
 const found = (events: readonly LogEvent[]) =>

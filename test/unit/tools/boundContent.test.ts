@@ -4,11 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import type { ContentBlock, JsonValue } from '../../../kernel/index.js';
 import { createAgent } from '../../../machines/agent/createAgent.js';
 import { createToolRegistry } from '../../../machines/toolCall/createToolRegistry.js';
 import { scriptedModel } from '../../../model/index.js';
 import { createSeams } from '../../../seams/index.js';
-import type { ContentBlock, JsonValue } from '../../../seams/schemas.js';
 import { checkInvariants, createJsonlStore, openJsonlStore, readJsonlLog } from '../../../session/index.js';
 import {
   boundContent,

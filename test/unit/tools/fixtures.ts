@@ -1,7 +1,7 @@
 import { z } from 'zod';
+import type { HookContext } from '../../../kernel/index.js';
 import { createToolRegistry } from '../../../machines/toolCall/createToolRegistry.js';
 import { createSeams } from '../../../seams/index.js';
-import type { HookContext } from '../../../seams/schemas.js';
 import type { SeamLogger, Seams } from '../../../seams/types.js';
 import { defineTool } from '../../../tools/index.js';
 import type { ToolRegistry } from '../../../tools/types.js';

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import type { ToolResult } from '../../../seams/schemas.js';
+import type { ToolResult } from '../../../kernel/index.js';
 import { defineTool, plugins } from '../../../tools/index.js';
 import { createFixture, deferred, textContext } from './fixtures.js';
 

@@ -204,4 +204,4 @@ export const ToolResultSchema = z.union([
 export type ToolResult = z.infer<typeof ToolResultSchema>;
 
 /** The `{ message, code? }` shape of a model-request failure and of `agent/error`. */
-export { type Failure, FailureSchema } from '../kernel/index.js';
+export { type Failure, FailureSchema } from './failure.js';

@@ -7,7 +7,7 @@ import {
   RewriteRecordSchema,
   ToolErrorSchema,
   TruncationSchema,
-} from '../seams/schemas.js';
+} from './schemas.js';
 
 const turn = z.number().int().positive();
 const step = z.number().int().positive();
