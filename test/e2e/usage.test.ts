@@ -218,17 +218,11 @@ describe('U05 a locked session', () => {
     const target = path.join(dir, 'session.jsonl');
     expect((await cli(['run', 'first', '--model', `scripted:${script}`, '--session', target])).code).toBe(0);
     const before = await readFile(target, 'utf8');
+    const resume = (...flags: string[]) =>
+      cli(['run', 'again', '--model', `scripted:${script}`, '--session', target, '--resume', ...flags]);
     const holder = await openJsonlStore(target);
     try {
-      const locked = await cli([
-        'run',
-        'again',
-        '--model',
-        `scripted:${script}`,
-        '--session',
-        target,
-        '--resume',
-      ]);
+      const locked = await resume();
       expect(locked.code).toBe(2);
       expect(locked.err.trimEnd().split('\n')).toHaveLength(1);
       expect(locked.err).toMatch(
@@ -238,16 +232,7 @@ describe('U05 a locked session', () => {
       );
       expect(locked.err).not.toMatch(/breakLock|store/);
       expect(await readFile(target, 'utf8')).toBe(before);
-      const taken = await cli([
-        'run',
-        'again',
-        '--model',
-        `scripted:${script}`,
-        '--session',
-        target,
-        '--resume',
-        '--break-lock',
-      ]);
+      const taken = await resume('--break-lock');
       expect(taken.code).toBe(0);
     } finally {
       await holder.close().catch(() => {});

@@ -27,6 +27,9 @@ function echoTools() {
   return tools;
 }
 
+/** How a turn whose first answer calls tools begins, up to its calls. */
+const toolStepOpening = ['turn/start', 'user/message', 'step/start', 'assistant/message'];
+
 function rows(test: TestAgent): string[] {
   return coreTurnEvents(test.agent.log.events).map((e) => {
     const data = e.data as { content?: never; callId?: string; error?: { code: string } };
@@ -70,10 +73,7 @@ describe('tool batches through an agent', () => {
     current.agent.followup('go');
     await current.agent.whenIdle();
     expect(rows(current)).toEqual([
-      'turn/start',
-      'user/message',
-      'step/start',
-      'assistant/message',
+      ...toolStepOpening,
       'call:c1',
       'result:c1',
       'context:from body',
@@ -121,10 +121,7 @@ describe('tool batches through an agent', () => {
     release.resolve();
     await current.agent.whenIdle();
     expect(rows(current)).toEqual([
-      'turn/start',
-      'user/message',
-      'step/start',
-      'assistant/message',
+      ...toolStepOpening,
       'call:c1',
       'call:c2',
       'result:c1:ABORTED',
@@ -188,10 +185,7 @@ describe('tool batches through an agent', () => {
     await current.agent.whenIdle();
     expect(current.model.requests).toHaveLength(1);
     expect(current.eventTypes()).toEqual([
-      'turn/start',
-      'user/message',
-      'step/start',
-      'assistant/message',
+      ...toolStepOpening,
       'tool/call',
       'tool/result',
       'step/end',
@@ -262,10 +256,7 @@ describe('tool batches through an agent', () => {
     current.agent.followup('go');
     await current.agent.whenIdle();
     expect(rows(current)).toEqual([
-      'turn/start',
-      'user/message',
-      'step/start',
-      'assistant/message',
+      ...toolStepOpening,
       'call:c1',
       'result:c1:ABORTED_BEFORE_DISPATCH',
       'call:c2',

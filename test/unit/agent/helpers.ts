@@ -112,3 +112,9 @@ export function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T)
   });
   return { promise, resolve };
 }
+
+/** What `eventTypes()` shows for one step answered without tool calls. */
+export const answeredStep = ['step/start', 'assistant/message', 'step/end'] as const;
+
+/** What `eventTypes()` shows for a turn that records its prompt and answers it in one step. */
+export const oneStepTurn = ['turn/start', 'user/message', ...answeredStep, 'turn/end'];

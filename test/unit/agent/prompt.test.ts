@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { HookContext } from '../../../kernel/index.js';
-import { createTestAgent, reasons, type TestAgent, textOf } from './helpers.js';
+import { createTestAgent, oneStepTurn, reasons, type TestAgent, textOf } from './helpers.js';
 
 let current: TestAgent | undefined;
 afterEach(async () => {
@@ -19,14 +19,7 @@ describe('prompt-submit and one-send-one-turn', () => {
     });
     current.agent.followup('hello');
     await current.agent.whenIdle();
-    expect(current.eventTypes()).toEqual([
-      'turn/start',
-      'user/message',
-      'step/start',
-      'assistant/message',
-      'step/end',
-      'turn/end',
-    ]);
+    expect(current.eventTypes()).toEqual(oneStepTurn);
     expect(reasons(current.agent.log.events)).toEqual([{ kind: 'completed' }]);
     expect(textOf(current.eventData<{ content: never }>('user/message')[0]?.content)).toBe('hello');
     current.expectInvariants();

@@ -33,7 +33,7 @@ describe('notifications that trigger deliveries', () => {
     await run.agent.dispose();
   });
 
-  it('R05 followup() and inject() with a bigint or a cyclic meta throw a TypeError that names the problem', () => {
+  it('R05 followup() and inject() with a bigint or a cyclic meta throw a TypeError that names the problem', async () => {
     const run = createTestAgent({ script: [] });
     const cyclic: Record<string, unknown> = { a: 1 };
     cyclic.self = cyclic;
@@ -47,5 +47,7 @@ describe('notifications that trigger deliveries', () => {
       `[TypeError: agent.steer(): expected options { source?, contexts?, meta? } to be plain JSON, got an instance of Date at "options.meta"]`,
     );
     expect(run.agent.log.events.filter((e) => e.type !== 'session/start')).toEqual([]);
+    await run.agent.dispose();
+    run.expectInvariants();
   });
 });

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createToolRegistryCore, defineTool } from '../../../tools/index.js';
-import { createTestAgent, reasons, type TestAgent } from './helpers.js';
+import { answeredStep, createTestAgent, reasons, type TestAgent } from './helpers.js';
 
 /** A registry with one `echo` tool that counts how often its body ran. */
 function countingEcho() {
@@ -47,9 +47,7 @@ describe('model requests', () => {
       'user/message',
       'step/start',
       'step/end',
-      'step/start',
-      'assistant/message',
-      'step/end',
+      ...answeredStep,
       'turn/end',
     ]);
     expect(current.eventData('step/start').map((d) => d.step)).toEqual([1, 2]);

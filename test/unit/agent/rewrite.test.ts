@@ -1,10 +1,17 @@
+import {
+  createSeams,
+  createToolRegistry,
+  defineTool,
+  type PrepareContext,
+  type SeamMap,
+  type SeamPlugin,
+  type Seams,
+  type ToolExecution,
+} from 'seamchart';
+import { createTestAgent } from 'seamchart/testing';
 import { describe, expect, it } from 'vitest';
 import type { InspectionEvent } from 'xstate';
 import { z } from 'zod';
-import { createToolRegistry } from '../../../machines/index.js';
-import { createSeams, type PrepareContext, type SeamMap, type ToolExecution } from '../../../seams/index.js';
-import { createTestAgent } from '../../../testing/index.js';
-import { defineTool } from '../../../tools/index.js';
 
 type Seen = { phase: string; arguments: unknown; original?: unknown; rewrites?: unknown };
 
@@ -32,8 +39,26 @@ function createGrep(seen: Seen[]) {
 const record = (seen: Seen[], phase: string, exec: ToolExecution) =>
   seen.push({ phase, arguments: exec.arguments, original: exec.original, rewrites: exec.rewrites });
 
+/** Records what pre-execute, post-execute and tools/result saw of the call. */
+function recordPhases(seams: Seams, seen: Seen[]): void {
+  seams.on('tools/pre-execute', (exec, next) => {
+    record(seen, 'pre', exec);
+    return next();
+  });
+  seams.on('tools/post-execute', ({ exec }, next) => {
+    record(seen, 'post', exec);
+    return next();
+  });
+  seams.on('tools/result', ({ exec }) => void record(seen, 'result', exec));
+}
+
 function scriptFor(args: string) {
   return [{ toolCalls: [{ id: 'c1', name: 'grep', arguments: args }] }, { text: 'done' }];
+}
+
+/** A test agent with the grep tool, a script calling it with `args`, and one plugin `name` applying `apply`. */
+function grepAgent(seen: Seen[], args: string, name: string, apply: SeamPlugin['apply']) {
+  return createTestAgent({ tools: [createGrep(seen)], script: scriptFor(args), plugins: [{ name, apply }] });
 }
 
 async function runTurn(test: ReturnType<typeof createTestAgent>) {
@@ -53,45 +78,28 @@ describe('W rewriting a call input', () => {
   it('W01 two tools/prepare listeners both rewrite: the second sees the first; the log, body and later seams agree on what ran', async () => {
     const seen: Seen[] = [];
     const prepared: PrepareContext[] = [];
-    const test = createTestAgent({
-      tools: [createGrep(seen)],
-      script: scriptFor('{"pattern":"TODO"}'),
-      plugins: [
-        {
-          name: 'rewriters',
-          apply: (seams) => {
-            seams.on(
-              'tools/prepare',
-              (ctx) => {
-                prepared.push(ctx);
-                return {
-                  kind: 'rewrite',
-                  arguments: { ...ctx.arguments, tool: 'rg' },
-                  reason: 'rg is faster',
-                };
-              },
-              { name: 'router' },
-            );
-            seams.on(
-              'tools/prepare',
-              (ctx) => {
-                prepared.push(ctx);
-                return { kind: 'rewrite', arguments: { ...ctx.arguments, dryRun: true } };
-              },
-              { name: 'dry-run' },
-            );
-            seams.on('tools/pre-execute', (exec, next) => {
-              record(seen, 'pre', exec);
-              return next();
-            });
-            seams.on('tools/post-execute', ({ exec }, next) => {
-              record(seen, 'post', exec);
-              return next();
-            });
-            seams.on('tools/result', ({ exec }) => void record(seen, 'result', exec));
-          },
+    const test = grepAgent(seen, '{"pattern":"TODO"}', 'rewriters', (seams) => {
+      seams.on(
+        'tools/prepare',
+        (ctx) => {
+          prepared.push(ctx);
+          return {
+            kind: 'rewrite',
+            arguments: { ...ctx.arguments, tool: 'rg' },
+            reason: 'rg is faster',
+          };
         },
-      ],
+        { name: 'router' },
+      );
+      seams.on(
+        'tools/prepare',
+        (ctx) => {
+          prepared.push(ctx);
+          return { kind: 'rewrite', arguments: { ...ctx.arguments, dryRun: true } };
+        },
+        { name: 'dry-run' },
+      );
+      recordPhases(seams, seen);
     });
     const { call, result, events } = await runTurn(test);
 
@@ -154,24 +162,15 @@ describe('W rewriting a call input', () => {
 
   it('W01 tool/call is appended after prepare and before pre-execute', async () => {
     const order: string[] = [];
-    const test = createTestAgent({
-      tools: [createGrep([])],
-      script: scriptFor('{"pattern":"a"}'),
-      plugins: [
-        {
-          name: 'order',
-          apply: (seams) => {
-            seams.on('session/event', ({ event }) => {
-              if (event.type === 'tool/call') order.push('tool/call');
-            });
-            seams.on('tools/prepare', () => void order.push('prepare'));
-            seams.on('tools/pre-execute', (_exec, next) => {
-              order.push('pre-execute');
-              return next();
-            });
-          },
-        },
-      ],
+    const test = grepAgent([], '{"pattern":"a"}', 'order', (seams) => {
+      seams.on('session/event', ({ event }) => {
+        if (event.type === 'tool/call') order.push('tool/call');
+      });
+      seams.on('tools/prepare', () => void order.push('prepare'));
+      seams.on('tools/pre-execute', (_exec, next) => {
+        order.push('pre-execute');
+        return next();
+      });
     });
     const { call } = await runTurn(test);
     expect(order).toEqual(['prepare', 'tool/call', 'pre-execute']);
@@ -181,35 +180,14 @@ describe('W rewriting a call input', () => {
 
   it('W02 an invalid rewrite ends the call INVALID_ARGS naming the listener; the body, pre- and post-execute never run', async () => {
     const seen: Seen[] = [];
-    const test = createTestAgent({
-      tools: [createGrep(seen)],
-      script: scriptFor('{"pattern":"a"}'),
-      plugins: [
-        {
-          name: 'broken',
-          apply: (seams) => {
-            seams.on('tools/prepare', () => ({ kind: 'rewrite', arguments: { pattern: 'b' } }), {
-              name: 'fine',
-            });
-            seams.on(
-              'tools/prepare',
-              () => ({ kind: 'rewrite', arguments: { pattern: ['not', 'a', 'string'] } }),
-              {
-                name: 'sloppy',
-              },
-            );
-            seams.on('tools/pre-execute', (exec, next) => {
-              record(seen, 'pre', exec);
-              return next();
-            });
-            seams.on('tools/post-execute', ({ exec }, next) => {
-              record(seen, 'post', exec);
-              return next();
-            });
-            seams.on('tools/result', ({ exec }) => void record(seen, 'result', exec));
-          },
-        },
-      ],
+    const test = grepAgent(seen, '{"pattern":"a"}', 'broken', (seams) => {
+      seams.on('tools/prepare', () => ({ kind: 'rewrite', arguments: { pattern: 'b' } }), {
+        name: 'fine',
+      });
+      seams.on('tools/prepare', () => ({ kind: 'rewrite', arguments: { pattern: ['not', 'a', 'string'] } }), {
+        name: 'sloppy',
+      });
+      recordPhases(seams, seen);
     });
     const { call, result } = await runTurn(test);
     expect(result).toMatchObject({
@@ -232,24 +210,15 @@ describe('W rewriting a call input', () => {
 
   it('W02 a throwing prepare listener is PIPELINE_ERROR; the body never runs; finalize and tools/result still do', async () => {
     const seen: Seen[] = [];
-    const test = createTestAgent({
-      tools: [createGrep(seen)],
-      script: scriptFor('{"pattern":"a"}'),
-      plugins: [
-        {
-          name: 'thrower',
-          apply: (seams) => {
-            seams.on(
-              'tools/prepare',
-              () => {
-                throw new Error('route table missing');
-              },
-              { name: 'router' },
-            );
-            seams.on('tools/result', ({ exec }) => void record(seen, 'result', exec));
-          },
+    const test = grepAgent(seen, '{"pattern":"a"}', 'thrower', (seams) => {
+      seams.on(
+        'tools/prepare',
+        () => {
+          throw new Error('route table missing');
         },
-      ],
+        { name: 'router' },
+      );
+      seams.on('tools/result', ({ exec }) => void record(seen, 'result', exec));
     });
     const { call, result } = await runTurn(test);
     expect(result).toMatchObject({

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { coreTurnEvents } from '../../../session/index.js';
-import { createTestAgent, reasons, sleep, type TestAgent, textOf } from './helpers.js';
+import { answeredStep, createTestAgent, reasons, sleep, type TestAgent, textOf } from './helpers.js';
 
 let current: TestAgent | undefined;
 afterEach(async () => {
@@ -30,13 +30,9 @@ describe('steering, continuation and injection', () => {
     expect(current.eventTypes()).toEqual([
       'turn/start',
       'user/message',
-      'step/start',
-      'assistant/message',
-      'step/end',
+      ...answeredStep,
       'steering/message',
-      'step/start',
-      'assistant/message',
-      'step/end',
+      ...answeredStep,
       'turn/end',
     ]);
     expect(current.eventData('steering/message')[0]).toMatchObject({ turn: 1, content: text('keep going') });
@@ -101,9 +97,7 @@ describe('steering, continuation and injection', () => {
       'assistant/message',
       'steering/message',
       'step/end',
-      'step/start',
-      'assistant/message',
-      'step/end',
+      ...answeredStep,
       'turn/end',
     ]);
     expect(current.model.requests[1]?.messages.map((m) => textOf(m.content as never))).toEqual([

@@ -1,7 +1,5 @@
 // D03: a store whose writes fail (a full disk mid-line, a failing fsync) stops the agent in `failed`.
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import {
   checkInvariants,
   createJsonlStore,
@@ -13,15 +11,13 @@ import {
   SessionStoreError,
 } from 'seamchart';
 import { createTestAgent } from 'seamchart/testing';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { faultIo } from '../session/faultIo.js';
+import { sessionFiles } from '../session/sessionFiles.js';
 import { memoryLogger, sleep } from './helpers.js';
 
-const directory = mkdtempSync(join(tmpdir(), 'seamchart-store-failure-'));
-afterAll(() => rmSync(directory, { recursive: true, force: true }));
-let files = 0;
-const freshPath = () => join(directory, `session-${++files}.jsonl`);
+const { freshPath } = sessionFiles('seamchart-store-failure-');
 
 async function until(predicate: () => boolean): Promise<void> {
   for (let i = 0; i < 500 && !predicate(); i++) await sleep(2);

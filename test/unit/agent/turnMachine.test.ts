@@ -1,7 +1,7 @@
 // machines.md § turn machine: The turn machine's rules that a user sees in the log.
 
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { agentWithEcho, disposeTestAgents, sleep, textOf } from './helpers.js';
+import { agentWithEcho, answeredStep, disposeTestAgents, sleep, textOf } from './helpers.js';
 
 afterEach(async () => {
   vi.useRealTimers();
@@ -143,9 +143,7 @@ describe('machines.md § turn machine', () => {
       'steering/message',
       'context/message',
       'step/end',
-      'step/start',
-      'assistant/message',
-      'step/end',
+      ...answeredStep,
       'turn/end',
     ]);
     t.expectInvariants();

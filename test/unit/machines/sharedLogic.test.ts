@@ -1,9 +1,9 @@
+import { createTestAgent } from 'seamchart/testing';
 import { describe, expect, it } from 'vitest';
 import { createActor, fromPromise, setup } from 'xstate';
 import { z } from 'zod';
-import { createAgent, createToolRegistry, defineTool } from '../../../index.js';
+import { type createAgent, createToolRegistry, defineTool } from '../../../index.js';
 import { createActorWithServices, servicesOfSystem } from '../../../machines/runtime/systemServices.js';
-import { scriptedModel } from '../../../model/index.js';
 import { createSeams } from '../../../seams/index.js';
 import { eitherSignal } from '../../../tools/signals.js';
 
@@ -15,16 +15,9 @@ function texts(agent: ReturnType<typeof createAgent>): string[] {
 
 describe('shared machine logic', () => {
   it('gives every agent the same provided logic, each running with its own services', async () => {
-    const one = createAgent({
-      seams: createSeams(),
-      tools: createToolRegistry(),
-      model: scriptedModel([{ text: 'one' }]),
-    });
-    const two = createAgent({
-      seams: createSeams(),
-      tools: createToolRegistry(),
-      model: scriptedModel([{ text: 'two' }]),
-    });
+    const first = createTestAgent({ script: [{ text: 'one' }] });
+    const second = createTestAgent({ script: [{ text: 'two' }] });
+    const [one, two] = [first.agent, second.agent];
     expect(one.actor.logic).toBe(two.actor.logic);
     expect(one.actor.system).not.toBe(two.actor.system);
     one.followup('hi');
@@ -33,6 +26,8 @@ describe('shared machine logic', () => {
     expect(texts(one)).toEqual([JSON.stringify([{ type: 'text', text: 'one' }])]);
     expect(texts(two)).toEqual([JSON.stringify([{ type: 'text', text: 'two' }])]);
     await Promise.all([one.dispose(), two.dispose()]);
+    first.expectInvariants();
+    second.expectInvariants();
   });
 
   it('runs standalone calls of different registries side by side', async () => {

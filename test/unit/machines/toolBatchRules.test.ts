@@ -1,8 +1,17 @@
 // machines.md § toolBatch machine: grouping, the policy lane and the parallel cap, through an agent.
 
-import { checkInvariants, createSeams, createToolRegistry } from 'seamchart';
+import { createSeams, createToolRegistry } from 'seamchart';
 import { describe, expect, it } from 'vitest';
-import { agentRun, also, quiet, rows, runAgent, sleep, tool } from '../tools/pipeline.js';
+import {
+  agentRun,
+  also,
+  expectSoundAndDispose,
+  quiet,
+  rows,
+  runAgent,
+  sleep,
+  tool,
+} from '../tools/pipeline.js';
 
 describe('machines.md § toolBatch machine', () => {
   it('grouping: the concurrency function form is read at start time with the arguments; maxParallelToolCalls caps bodies', async () => {
@@ -37,8 +46,7 @@ describe('machines.md § toolBatch machine', () => {
       'tool/result:c1',
       'tool/call:c3',
     ]);
-    expect(checkInvariants(agent.log.events)).toEqual([]);
-    await agent.dispose();
+    await expectSoundAndDispose(agent);
   });
 
   it('grouping: modes are read when a call is about to start, so an earlier call can change a later one', async () => {
@@ -64,8 +72,7 @@ describe('machines.md § toolBatch machine', () => {
       calls: [1, 2, 3].map((n) => ({ id: `c${n}`, name: 'probe', arguments: { n } })),
     });
     expect(trace).toEqual(['start1', 'end1', 'start2', 'start3', 'end2', 'end3']);
-    expect(checkInvariants(agent.log.events)).toEqual([]);
-    await agent.dispose();
+    await expectSoundAndDispose(agent);
   });
 
   it('one policy lane: pre/approval/guards of one call never overlap post/finalize/result of another', async () => {
@@ -116,8 +123,7 @@ describe('machines.md § toolBatch machine', () => {
       'post-c1>',
       'pre-c3>',
     ]);
-    expect(checkInvariants(agent.log.events)).toEqual([]);
-    await agent.dispose();
+    await expectSoundAndDispose(agent);
   });
 
   it('one policy lane: the next call waits while the previous one awaits approval', async () => {
@@ -139,8 +145,7 @@ describe('machines.md § toolBatch machine', () => {
     tools.register(tool({ concurrency: 'parallel' } as never));
     const agent = await runAgent(seams, tools, 2, { approval });
     expect(events).toEqual(['pre-c1', 'approval-c1-probe-string', 'approved-c1', 'pre-c2']);
-    expect(checkInvariants(agent.log.events)).toEqual([]);
-    await agent.dispose();
+    await expectSoundAndDispose(agent);
   });
 
   it('input maxParallel: maxParallelToolCalls defaults to 10', async () => {
@@ -162,7 +167,6 @@ describe('machines.md § toolBatch machine', () => {
     );
     const agent = await runAgent(seams, tools, 12);
     expect(maxInFlight).toBe(10);
-    expect(checkInvariants(agent.log.events)).toEqual([]);
-    await agent.dispose();
+    await expectSoundAndDispose(agent);
   });
 });

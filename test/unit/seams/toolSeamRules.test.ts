@@ -5,11 +5,11 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   agentRun,
-  also,
   errorOf,
   expectFrozenDeep,
   quiet,
   run,
+  runRecordingSignals,
   tool,
   tracedSeams,
 } from '../tools/pipeline.js';
@@ -68,13 +68,7 @@ describe('seams.md § Rules that must hold (tool seams)', () => {
       seen.push(c.exec.signal);
       return next();
     });
-    const tools = createToolRegistry();
-    tools.register(
-      tool({
-        execute: (_a: unknown, exec: { signal: AbortSignal }) => also(seen.push(exec.signal), 'x'),
-      } as never),
-    );
-    await tools.execute({ name: 'probe', arguments: {} }, { seams });
+    await runRecordingSignals(seams, seen);
     expect(seen[0]).toBe(mine.signal);
     expect(seen[1]).toBe(callSignal);
   });
@@ -166,13 +160,7 @@ describe('seams.md § Rules that must hold (tool seams)', () => {
       return next();
     });
     const seen: AbortSignal[] = [];
-    const tools = createToolRegistry();
-    tools.register(
-      tool({
-        execute: (_a: unknown, exec: { signal: AbortSignal }) => also(seen.push(exec.signal), 'x'),
-      } as never),
-    );
-    await tools.execute({ name: 'probe', arguments: {} }, { seams });
+    await runRecordingSignals(seams, seen);
     expect(seen[0]).toBe(replacement.signal);
     expect(seen[1]).toBe(callSignal);
   });

@@ -1,5 +1,6 @@
 // Hand-built logs for the session tests: each helper returns a draft, `logOf` numbers them.
 import type { CoreEventDraft, LogEvent, TurnEndReason } from '../../../kernel/index.js';
+import { type CheckInvariantsOptions, checkInvariants } from '../../../session/index.js';
 
 type Draft = CoreEventDraft | { readonly type: string; readonly data: unknown };
 
@@ -54,6 +55,17 @@ export const tr = (turn: number, step: number, callId: string): Draft => ({
   data: { turn, step, callId, content: text(`result ${callId}`), isError: false },
 });
 export const pluginEvent = (type = 'test/note'): Draft => ({ type, data: { note: 'x' } });
+
+/** One answered step without tool calls: `step/start`, the answer (default `am`), `step/end`. */
+export const step = (turn: number, n: number, answer: Draft = am(turn, n)): Draft[] => [
+  ss(turn, n),
+  answer,
+  se(turn, n),
+];
+
+/** `[invariant, seq, code]` of each violation: what the invariant tests assert on. */
+export const found = (events: readonly LogEvent[], options?: CheckInvariantsOptions) =>
+  checkInvariants(events, options).map((v) => [v.invariant, v.seq, v.code]);
 
 /** Numbers drafts 0, 1, 2, … into log events. */
 export function logOf(...drafts: readonly Draft[]): LogEvent[] {

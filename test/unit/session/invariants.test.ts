@@ -1,11 +1,24 @@
 import { describe, expect, it } from 'vitest';
-import type { LogEvent } from '../../../kernel/index.js';
 import { checkInvariants, formatViolation } from '../../../session/index.js';
-import { am, cm, logOf, pb, pluginEvent, se, sm, ss, tc, te, toolTurn, tr, ts, um } from './build.js';
+import {
+  am,
+  cm,
+  found,
+  logOf,
+  pb,
+  pluginEvent,
+  se,
+  sm,
+  ss,
+  step,
+  tc,
+  te,
+  toolTurn,
+  tr,
+  ts,
+  um,
+} from './build.js';
 
-/** `[invariant, seq, code]` of each violation: what the tests assert on. */
-const found = (events: readonly LogEvent[], options?: Parameters<typeof checkInvariants>[1]) =>
-  checkInvariants(events, options).map((v) => [v.invariant, v.seq, v.code]);
 const text = (value: string) => [{ type: 'text' as const, text: value }];
 
 describe('checkInvariants', () => {
@@ -70,9 +83,7 @@ describe('checkInvariants', () => {
 
   describe('3 steps', () => {
     it('reports a first step that is not numbered 1', () => {
-      expect(found(logOf(ts(1), um(), ss(1, 2), am(1, 2), se(1, 2), te(1)))).toEqual([
-        ['3 steps', 2, 'STEP_NUMBER'],
-      ]);
+      expect(found(logOf(ts(1), um(), ...step(1, 2), te(1)))).toEqual([['3 steps', 2, 'STEP_NUMBER']]);
     });
 
     it('reports an assistant/message naming another step than the open one', () => {
@@ -96,9 +107,7 @@ describe('checkInvariants', () => {
 
   describe('4 balance', () => {
     it('reports a turn left open, at its turn/start', () => {
-      expect(found(logOf(ts(1), um(), ss(1, 1), am(1, 1), se(1, 1)))).toEqual([
-        ['4 balance', 0, 'TURNS_UNBALANCED'],
-      ]);
+      expect(found(logOf(ts(1), um(), ...step(1, 1)))).toEqual([['4 balance', 0, 'TURNS_UNBALANCED']]);
     });
 
     it('accepts a log whose turns and steps are all closed', () => {
@@ -108,18 +117,7 @@ describe('checkInvariants', () => {
 
   describe('5 tool-pairing', () => {
     const stepWith = (...middle: ReturnType<typeof tc>[]) =>
-      logOf(
-        ts(1),
-        um(),
-        ss(1, 1),
-        am(1, 1, ['c1', 'c2']),
-        ...middle,
-        se(1, 1),
-        ss(1, 2),
-        am(1, 2),
-        se(1, 2),
-        te(1),
-      );
+      logOf(ts(1), um(), ss(1, 1), am(1, 1, ['c1', 'c2']), ...middle, se(1, 1), ...step(1, 2), te(1));
 
     it('reports a tool-call block without tool/result, at the step/end', () => {
       const log = stepWith(tc(1, 1, 'c1'), tc(1, 1, 'c2'), tr(1, 1, 'c1'));
@@ -188,7 +186,7 @@ describe('checkInvariants', () => {
     });
 
     it('reports a context appended after its step closed', () => {
-      const log = logOf(ts(1), um(), ss(1, 1), am(1, 1), se(1, 1), cm('late'), te(1));
+      const log = logOf(ts(1), um(), ...step(1, 1), cm('late'), te(1));
       const stepContexts = [{ turn: 1, step: 1, contents: [text('late')] }];
       expect(found(log, { stepContexts })).toEqual([['7 step-contexts', 5, 'CONTEXT_OUTSIDE_STEP']]);
     });
@@ -213,14 +211,7 @@ describe('checkInvariants', () => {
     });
 
     it('reports a blocked turn that runs a step', () => {
-      const log = logOf(
-        ts(1),
-        pb('no'),
-        ss(1, 1),
-        am(1, 1),
-        se(1, 1),
-        te(1, { kind: 'rejected', reason: 'no' }),
-      );
+      const log = logOf(ts(1), pb('no'), ...step(1, 1), te(1, { kind: 'rejected', reason: 'no' }));
       expect(found(log)).toEqual([['8 one-send-one-turn', 2, 'BLOCKED_WITH_STEPS']]);
     });
 
@@ -263,23 +254,12 @@ describe('checkInvariants', () => {
     const stopped = { kind: 'completed', stoppedBy: 'policy', stopReason: 'done' } as const;
 
     it('reports steering after the last step/end of a stopped turn', () => {
-      const log = logOf(ts(1), um(), ss(1, 1), am(1, 1), se(1, 1), sm(1), te(1, stopped));
+      const log = logOf(ts(1), um(), ...step(1, 1), sm(1), te(1, stopped));
       expect(found(log)).toEqual([['11 terminal-stop', 5, 'STEERING_AFTER_STOP']]);
     });
 
     it('accepts steering drained before a later step of a stopped turn', () => {
-      const log = logOf(
-        ts(1),
-        um(),
-        ss(1, 1),
-        am(1, 1),
-        se(1, 1),
-        sm(1),
-        ss(1, 2),
-        am(1, 2),
-        se(1, 2),
-        te(1, stopped),
-      );
+      const log = logOf(ts(1), um(), ...step(1, 1), sm(1), ...step(1, 2), te(1, stopped));
       expect(found(log)).toEqual([]);
     });
   });

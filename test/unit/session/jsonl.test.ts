@@ -1,9 +1,6 @@
-import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { chmodSync, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { LogEvent } from '../../../kernel/index.js';
 import {
   checkInvariants,
   createJsonlStore,
@@ -14,31 +11,12 @@ import {
   SessionLoadError,
   SessionStoreError,
 } from '../../../session/index.js';
-import { am, cm, logOf, se, ss, tc, te, toolTurn, tr, ts, um } from './build.js';
+import { am, cm, logOf, ss, step, tc, te, toolTurn, tr, ts, um } from './build.js';
+import { lineOf, rejection, sessionFiles } from './sessionFiles.js';
 
-const directory = mkdtempSync(join(tmpdir(), 'seamchart-session-'));
-afterAll(() => rmSync(directory, { recursive: true, force: true }));
-let files = 0;
-const freshPath = () => join(directory, `session-${++files}.jsonl`);
-const header = (sessionId = 'sess-1') =>
-  JSON.stringify({ seamchart: 1, sessionId, created: '2025-01-01T00:00:00.000Z', cwd: '/work' });
-/** Writes a session file from a header and event lines, exactly as given. */
-const writeSession = (lines: readonly string[], sessionId?: string): string => {
-  const path = freshPath();
-  writeFileSync(path, [header(sessionId), ...lines].join('\n'));
-  return path;
-};
-const lineOf = (event: LogEvent) => JSON.stringify(event);
+const { freshPath, writeSession } = sessionFiles('seamchart-session-');
 /** Replaces the temp path so error messages can be pinned. */
 const scrub = (message: string, path: string) => message.replaceAll(path, '<file>');
-const rejection = async (promise: Promise<unknown>): Promise<Error> => {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error('expected a rejection');
-};
 
 describe('JSONL session store', () => {
   it('P02 opens a file with a torn last line, an open turn and a tool/call without result repaired', async () => {
@@ -231,7 +209,7 @@ describe('JSONL session store', () => {
   });
 
   it('leaves a cleanly closed file as it is', async () => {
-    const events = logOf(ts(1), um(), ss(1, 1), am(1, 1), se(1, 1), cm(), te(1));
+    const events = logOf(ts(1), um(), ...step(1, 1), cm(), te(1));
     const path = writeSession([...events.map(lineOf), '']);
     const original = readFileSync(path, 'utf8');
     const store = await openJsonlStore(path);

@@ -1,10 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { LogEvent } from '../../../kernel/index.js';
 import { checkInvariants, formatViolation } from '../../../session/index.js';
-import { am, logOf, se, ss, te, tr, ts, um } from './build.js';
-
-const found = (events: readonly LogEvent[]) =>
-  checkInvariants(events).map((v) => [v.invariant, v.seq, v.code]);
+import { am, found, logOf, se, ss, te, tr, ts, um } from './build.js';
 
 // One tool turn whose `tool/call` (seq 4) carries the given rewrite fields.
 const turnWithCall = (fields: Record<string, unknown>) =>

@@ -12,7 +12,7 @@ import {
 import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { LogEvent } from '../../../kernel/index.js';
 import {
   checkInvariants,
@@ -28,29 +28,11 @@ import {
 import { READ_CHUNK_BYTES } from '../../../session/stores/jsonlParse.js';
 import { am, cm, logOf, se, ss, tc, te, tr, ts, um } from './build.js';
 import { faultIo } from './faultIo.js';
+import { header, lineOf, rejection, sessionFiles } from './sessionFiles.js';
 
 const root = resolve(import.meta.dirname, '../../..');
 const childFile = join(import.meta.dirname, 'children/storeChild.ts');
-const directory = mkdtempSync(join(tmpdir(), 'seamchart-storage-'));
-afterAll(() => rmSync(directory, { recursive: true, force: true }));
-let files = 0;
-const freshPath = () => join(directory, `session-${++files}.jsonl`);
-const header = (sessionId = 'sess-1') =>
-  JSON.stringify({ seamchart: 1, sessionId, created: '2025-01-01T00:00:00.000Z', cwd: '/work' });
-const lineOf = (event: LogEvent) => JSON.stringify(event);
-const writeSession = (body: string, sessionId?: string): string => {
-  const path = freshPath();
-  writeFileSync(path, `${header(sessionId)}\n${body}`);
-  return path;
-};
-const rejection = async (promise: Promise<unknown>): Promise<Error> => {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error('expected a rejection');
-};
+const { directory, freshPath, writeSession } = sessionFiles('seamchart-storage-');
 const userTurn = { turn: 1, trigger: { kind: 'message', source: { kind: 'user' } } } as const;
 
 function startChild(args: readonly string[]): ChildProcess {

@@ -1,10 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { LogEvent, Usage } from '../../../kernel/index.js';
-import { checkInvariants, repairEvents } from '../../../session/index.js';
-import { am, logOf, se, sm, ss, te, ts, um } from './build.js';
-
-const found = (events: readonly LogEvent[]) =>
-  checkInvariants(events).map((v) => [v.invariant, v.seq, v.code]);
+import type { Usage } from '../../../kernel/index.js';
+import { repairEvents } from '../../../session/index.js';
+import { am, found, logOf, sm, ss, step, te, ts, um } from './build.js';
 
 /** An assistant message of `step` that reports `usage`. */
 const amUsage = (turn: number, step: number, usage: Usage) => {
@@ -18,35 +15,17 @@ const teUsage = (turn: number, usage: unknown, reason: unknown = { kind: 'comple
 
 describe('14 turn-end-totals', () => {
   it('accepts a max-steps end naming its step count, with steps that continue', () => {
-    const log = logOf(
-      ts(1),
-      um(),
-      ss(1, 1),
-      am(1, 1),
-      se(1, 1),
-      ss(1, 2),
-      am(1, 2),
-      se(1, 2),
-      te(1, { kind: 'max-steps', steps: 2 }),
-    );
+    const log = logOf(ts(1), um(), ...step(1, 1), ...step(1, 2), te(1, { kind: 'max-steps', steps: 2 }));
     expect(found(log)).toEqual([]);
   });
 
   it('reports a max-steps end whose step count is not the turn’s', () => {
-    const log = logOf(ts(1), um(), ss(1, 1), am(1, 1), se(1, 1), te(1, { kind: 'max-steps', steps: 3 }));
+    const log = logOf(ts(1), um(), ...step(1, 1), te(1, { kind: 'max-steps', steps: 3 }));
     expect(found(log)).toEqual([['14 turn-end-totals', 5, 'STEP_COUNT_MISMATCH']]);
   });
 
   it('reports steering after the last step of a turn ended at the step cap (as 11)', () => {
-    const log = logOf(
-      ts(1),
-      um(),
-      ss(1, 1),
-      am(1, 1),
-      se(1, 1),
-      sm(1),
-      te(1, { kind: 'max-steps', steps: 1 }),
-    );
+    const log = logOf(ts(1), um(), ...step(1, 1), sm(1), te(1, { kind: 'max-steps', steps: 1 }));
     expect(found(log)).toEqual([['11 terminal-stop', 5, 'STEERING_AFTER_STOP']]);
   });
 
@@ -54,19 +33,15 @@ describe('14 turn-end-totals', () => {
     const log = logOf(
       ts(1),
       um(),
-      ss(1, 1),
-      amUsage(1, 1, { inputTokens: 10, outputTokens: 2, cachedInputTokens: 4 }),
-      se(1, 1),
-      ss(1, 2),
-      amUsage(1, 2, { inputTokens: 15, outputTokens: 3, reasoningTokens: 1 }),
-      se(1, 2),
+      ...step(1, 1, amUsage(1, 1, { inputTokens: 10, outputTokens: 2, cachedInputTokens: 4 })),
+      ...step(1, 2, amUsage(1, 2, { inputTokens: 15, outputTokens: 3, reasoningTokens: 1 })),
       teUsage(1, { inputTokens: 25, outputTokens: 5, reasoningTokens: 1, cachedInputTokens: 4 }),
     );
     expect(found(log)).toEqual([]);
   });
 
   it('reports a usage that differs from the sum, and one missing although a step reported usage', () => {
-    const steps = [ss(1, 1), amUsage(1, 1, { inputTokens: 10, outputTokens: 2 }), se(1, 1)];
+    const steps = [...step(1, 1, amUsage(1, 1, { inputTokens: 10, outputTokens: 2 }))];
     expect(found(logOf(ts(1), um(), ...steps, teUsage(1, { inputTokens: 10, outputTokens: 3 })))).toEqual([
       ['14 turn-end-totals', 5, 'USAGE_MISMATCH'],
     ]);
@@ -74,14 +49,7 @@ describe('14 turn-end-totals', () => {
   });
 
   it('reports a usage on a turn whose steps reported none', () => {
-    const log = logOf(
-      ts(1),
-      um(),
-      ss(1, 1),
-      am(1, 1),
-      se(1, 1),
-      teUsage(1, { inputTokens: 0, outputTokens: 0 }),
-    );
+    const log = logOf(ts(1), um(), ...step(1, 1), teUsage(1, { inputTokens: 0, outputTokens: 0 }));
     expect(found(log)).toEqual([['14 turn-end-totals', 5, 'USAGE_MISMATCH']]);
   });
 

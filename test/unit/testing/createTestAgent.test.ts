@@ -61,7 +61,7 @@ describe('createTestAgent', () => {
 
   it('uses a registry as given, and records notifications from the start', async () => {
     const registry = createToolRegistry();
-    const { agent, tools, model, notifications } = createTestAgent({
+    const { agent, tools, model, notifications, expectInvariants } = createTestAgent({
       tools: registry,
       script: [{ text: 'hi' }],
     });
@@ -71,6 +71,7 @@ describe('createTestAgent', () => {
     await agent.whenIdle();
     await agent.dispose();
     expect(model.requests).toHaveLength(1);
+    expectInvariants();
   });
 
   it('throws an InvariantViolationError listing each broken ledger entry', async () => {

@@ -1,11 +1,12 @@
 // tools.md § Additional contexts of one call: what a call returns with its result, and where the turn records it.
 
-import { checkInvariants, createSeams, createToolRegistry, type HookContext } from 'seamchart';
+import { createSeams, createToolRegistry, type HookContext } from 'seamchart';
 import { describe, expect, it } from 'vitest';
 import {
   agentRun,
   ctx,
   expectFrozenDeep,
+  expectSoundAndDispose,
   quiet,
   rows,
   run,
@@ -85,8 +86,7 @@ describe('tools.md § Additional contexts of one call', () => {
       'ctx:body-c2',
       'ctx:post-c2',
     ]);
-    expect(checkInvariants(agent.log.events)).toEqual([]);
-    await agent.dispose();
+    await expectSoundAndDispose(agent);
   });
 
   it('a PIPELINE_ERROR through an agent: only the pre contexts reach the log', async () => {
@@ -113,7 +113,6 @@ describe('tools.md § Additional contexts of one call', () => {
       error?: { code: string };
     };
     expect(result.error?.code).toBe('PIPELINE_ERROR');
-    expect(checkInvariants(agent.log.events)).toEqual([]);
-    await agent.dispose();
+    await expectSoundAndDispose(agent);
   });
 });

@@ -1,8 +1,8 @@
 // tools.md § Phase order of one call, through an agent: the rows a cancel reaches, and finalize, on a real agent.
 
-import { checkInvariants, createSeams, createToolRegistry } from 'seamchart';
+import { createSeams, createToolRegistry } from 'seamchart';
 import { describe, expect, it } from 'vitest';
-import { agentRun, also, cancelDuring, quiet, rows, tool } from './pipeline.js';
+import { agentRun, also, cancelDuring, expectSoundAndDispose, quiet, rows, tool } from './pipeline.js';
 
 describe('tools.md § Phase order of one call, through an agent', () => {
   it('finalize column: once per call through an agent; unknown tool gets none; a tool/result event per call', async () => {
@@ -34,8 +34,7 @@ describe('tools.md § Phase order of one call, through an agent', () => {
       'tool/call:c2',
       'tool/result:c2:UNKNOWN_TOOL',
     ]);
-    expect(checkInvariants(agent.log.events)).toEqual([]);
-    await agent.dispose();
+    await expectSoundAndDispose(agent);
   });
 
   it('row: aborted while in pre-execute (through an agent, by cancel) → ABORTED_BEFORE_DISPATCH; no post; finalize and tools/result once', async () => {

@@ -3,7 +3,16 @@
 import { createToolRegistry, type HookContext } from 'seamchart';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { also, ctx, errorOf, expectFrozenDeep, run, texts, tracedSeams } from './pipeline.js';
+import {
+  also,
+  ctx,
+  errorOf,
+  expectFrozenDeep,
+  run,
+  texts,
+  throwingFinalizer,
+  tracedSeams,
+} from './pipeline.js';
 
 describe('tools.md § Phase order of one call', () => {
   it('row: arguments not plain JSON → finalize + result only, INVALID_ARGS', async () => {
@@ -353,37 +362,19 @@ describe('tools.md § Phase order of one call', () => {
   });
 
   it('row: finalizer throws → PIPELINE_ERROR, called once', async () => {
-    let calls = 0;
+    const finalizer = throwingFinalizer();
     const t = tracedSeams({});
-    const result = await run(
-      t,
-      {},
-      {
-        finalizeContent: () => {
-          calls++;
-          throw new Error('fin');
-        },
-      },
-    );
-    expect(calls).toBe(1);
+    const result = await run(t, {}, { finalizeContent: finalizer.finalizeContent });
+    expect(finalizer.calls()).toBe(1);
     expect(errorOf(result).code).toBe('PIPELINE_ERROR');
     expect(t.results[0]).toBe(result);
   });
 
   it('row: finalizer throws on a denied call → PIPELINE_ERROR, called once', async () => {
-    let calls = 0;
+    const finalizer = throwingFinalizer();
     const t = tracedSeams({ pre: () => ({ kind: 'deny', reason: 'r' }) });
-    const result = await run(
-      t,
-      {},
-      {
-        finalizeContent: () => {
-          calls++;
-          throw new Error('fin');
-        },
-      },
-    );
-    expect(calls).toBe(1);
+    const result = await run(t, {}, { finalizeContent: finalizer.finalizeContent });
+    expect(finalizer.calls()).toBe(1);
     expect(errorOf(result).code).toBe('PIPELINE_ERROR');
   });
 

@@ -235,3 +235,32 @@ export async function cancelDuring(phase: Phase) {
   await agent.dispose();
   return { phases, result };
 }
+
+/** Asserts the agent's log keeps every invariant, then disposes the agent. */
+export async function expectSoundAndDispose(agent: Agent): Promise<void> {
+  expect(checkInvariants(agent.log.events)).toEqual([]);
+  await agent.dispose();
+}
+
+/** A finalizeContent that throws, counting its calls (the table says: once). */
+export function throwingFinalizer(): { finalizeContent: () => never; readonly calls: () => number } {
+  let calls = 0;
+  return {
+    finalizeContent: () => {
+      calls++;
+      throw new Error('fin');
+    },
+    calls: () => calls,
+  };
+}
+
+/** Runs `probe` standalone on `seams`; its body pushes the signal it was given onto `seen`. */
+export async function runRecordingSignals(seams: Seams, seen: AbortSignal[]): Promise<ToolResult> {
+  const tools = createToolRegistry();
+  tools.register(
+    tool({
+      execute: (_a: unknown, exec: { signal: AbortSignal }) => also(seen.push(exec.signal), 'x'),
+    } as never),
+  );
+  return tools.execute({ name: 'probe', arguments: {} }, { seams });
+}
