@@ -1,14 +1,11 @@
 // machines.md § agent machine: The agent machine's states and its CANCEL/dispose rules, through the public entry.
 
 import { defineTool } from 'seamchart';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { agentWithEcho, disposeTestAgents, sleep, textOf } from './helpers.js';
 
-afterEach(async () => {
-  vi.useRealTimers();
-  await disposeTestAgents();
-});
+afterEach(disposeTestAgents);
 
 describe('machines.md § agent machine', () => {
   it('CANCEL: idle with nothing pending is a no-op with no event', async () => {

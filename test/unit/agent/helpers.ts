@@ -13,6 +13,7 @@ import {
   type ToolRegistryCore,
 } from 'seamchart';
 import { createTestAgent as createKitTestAgent, type TestAgent as KitTestAgent } from 'seamchart/testing';
+import { vi } from 'vitest';
 import { z } from 'zod';
 
 /** A logger that keeps what it is told (tests assert on it instead of printing). */
@@ -80,8 +81,9 @@ export function agentWithEcho(
   return testAgent;
 }
 
-/** Disposes every agent `agentWithEcho` made since the last call. */
+/** Restores real timers and disposes every agent `agentWithEcho` made since the last call (an `afterEach`). */
 export async function disposeTestAgents(): Promise<void> {
+  vi.useRealTimers();
   for (const testAgent of tracked.splice(0)) await testAgent.agent.dispose();
 }
 

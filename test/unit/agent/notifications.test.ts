@@ -1,14 +1,11 @@
 // seams.md § Notifications: Every notification of the agent, one test per row of the table.
 
 import { defineLogEvent } from 'seamchart';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { agentWithEcho, disposeTestAgents, sleep, textOf } from './helpers.js';
 
-afterEach(async () => {
-  vi.useRealTimers();
-  await disposeTestAgents();
-});
+afterEach(disposeTestAgents);
 
 describe('seams.md § Notifications', () => {
   it('row agent/status: no event for the initial idle, never two equal in a row', async () => {

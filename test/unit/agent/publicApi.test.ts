@@ -1,12 +1,9 @@
 // surface.md § Public API: the agent handle: The agent handle's delivery methods, whenIdle, inject and log.
 
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { agentWithEcho, disposeTestAgents, sleep, textOf } from './helpers.js';
 
-afterEach(async () => {
-  vi.useRealTimers();
-  await disposeTestAgents();
-});
+afterEach(disposeTestAgents);
 
 describe('surface.md § Public API: the agent handle', () => {
   it('whenIdle: waits for queued waking items and resolves when only non-waking items are queued', async () => {

@@ -2,14 +2,11 @@
 
 import { createSeams, defineLogEvent } from 'seamchart';
 import { createTestAgent } from 'seamchart/testing';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { agentWithEcho, disposeTestAgents, sleep, textOf } from './helpers.js';
 
-afterEach(async () => {
-  vi.useRealTimers();
-  await disposeTestAgents();
-});
+afterEach(disposeTestAgents);
 
 describe('seams.md § Rules that must hold (agent)', () => {
   it('rule listeners snapshotted per turn: a listener added mid-turn takes effect from the next turn', async () => {

@@ -1,12 +1,9 @@
 // seams.md § The seams (agent rows): The agent seams' rows of the table: mode, default, and what a throw or garbage does.
 
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { agentWithEcho, disposeTestAgents, sleep, textOf } from './helpers.js';
 
-afterEach(async () => {
-  vi.useRealTimers();
-  await disposeTestAgents();
-});
+afterEach(disposeTestAgents);
 
 describe('seams.md § The seams (agent rows)', () => {
   it('row agent/session-start: fires exactly once, awaited before the first turn', async () => {

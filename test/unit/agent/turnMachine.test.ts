@@ -1,12 +1,9 @@
 // machines.md § turn machine: The turn machine's rules that a user sees in the log.
 
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { agentWithEcho, answeredStep, disposeTestAgents, sleep, textOf } from './helpers.js';
 
-afterEach(async () => {
-  vi.useRealTimers();
-  await disposeTestAgents();
-});
+afterEach(disposeTestAgents);
 
 describe('machines.md § turn machine', () => {
   it('end reasons: max-tokens is sticky and drops tool calls', async () => {
