@@ -93,7 +93,7 @@ export async function runAround(
     } catch (error) {
       throw downstreamFailures.has(error) ? error : createListenerFailure('tools/execute', entry.name, error);
     }
-    return validateResult<ToolResult>('tools/execute', entry.name, raw);
+    return capDecision(validateResult<ToolResult>('tools/execute', entry.name, raw));
   };
   return dispatch(0, freezeContext(exec));
 }

@@ -71,6 +71,44 @@ describe('in-process plugin reasons and contexts are capped like a hook’s', ()
     await run.agent.dispose();
   });
 
+  it('a 5 MiB context from a tools/execute wrapper and a 5 MiB prepare rewrite reason are capped', async () => {
+    const tools = createToolRegistryCore();
+    tools.register(
+      defineTool({
+        name: 'echo',
+        description: 'echo',
+        parameters: z.object({ text: z.string() }),
+        execute: ({ text }) => text,
+      }),
+    );
+    const run = createTestAgent({
+      tools,
+      script: [{ toolCalls: [{ id: 'c1', name: 'echo', arguments: { text: 'a' } }] }, { text: 'ok' }],
+      register: (seams) => {
+        seams.on('tools/prepare', () => ({ kind: 'rewrite', arguments: { text: 'b' }, reason: huge('p') }));
+        seams.on('tools/execute', async (_exec, next) => {
+          const result = await next();
+          return {
+            ...result,
+            additionalContexts: [{ content: [{ type: 'text', text: huge('w') }], source: plugin }],
+          };
+        });
+      },
+    });
+    run.agent.followup('go');
+    await run.agent.whenIdle();
+    run.expectInvariants();
+    const [call] = run.eventData<{ rewrites: { reason: string }[] }>('tool/call');
+    expect(call!.rewrites[0]!.reason).toBe(
+      `${'p'.repeat(MAX_CONTEXT_CHARS)}${dropped(HUGE - MAX_CONTEXT_CHARS)}`,
+    );
+    const contexts = run
+      .eventData<{ content: never }>('context/message')
+      .map((context) => textOf(context.content));
+    expect(contexts).toEqual([`${'w'.repeat(MAX_CONTEXT_CHARS)}${dropped(HUGE - MAX_CONTEXT_CHARS)}`]);
+    await run.agent.dispose();
+  });
+
   it('a short reason and a context within the cap are kept as they are (the same decision object)', async () => {
     let returned: PromptDecision | undefined;
     const run = createTestAgent({
