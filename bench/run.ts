@@ -39,12 +39,21 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
 
+// `BENCH_CLOCK=cpu`: this process's CPU time (user + system) instead of wall time, which on a
+// machine shared with other work leaves out the time spent waiting for a core.
+const cpuClock = process.env.BENCH_CLOCK === 'cpu';
+function nowMicros(): number {
+  if (!cpuClock) return Number(process.hrtime.bigint()) / 1000;
+  const { user, system } = process.cpuUsage();
+  return user + system;
+}
+
 async function measure(iterations: number, body: () => Promise<void>): Promise<number> {
   const samples: number[] = [];
   for (let run = 0; run < RUNS; run++) {
-    const start = process.hrtime.bigint();
+    const start = nowMicros();
     for (let i = 0; i < iterations; i++) await body();
-    samples.push(Number(process.hrtime.bigint() - start) / 1000 / iterations);
+    samples.push((nowMicros() - start) / iterations);
   }
   return median(samples);
 }
@@ -185,9 +194,39 @@ async function benchParallelBatch(): Promise<void> {
   });
 }
 
+/**
+ * Heap per agent over `count` agents. `shared`: the host passes every agent the same seams, tool registry
+ * and model (what a server with many sessions does); otherwise each agent gets its own.
+ */
+async function heapPerAgent(count: number, shared: boolean, model: ModelAdapter, busy: boolean) {
+  const gc = (globalThis as { gc?: () => void }).gc!;
+  const seams = createSeams();
+  const tools = createToolRegistry();
+  const settle = async () => {
+    for (let i = 0; i < 3; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      gc();
+    }
+  };
+  await settle();
+  const before = process.memoryUsage().heapUsed;
+  const agents = [];
+  for (let i = 0; i < count; i++) {
+    const agent = shared
+      ? createAgent({ seams, tools, model })
+      : createAgent({ seams: createSeams(), tools: createToolRegistry(), model });
+    if (busy) agent.followup('hi');
+    agents.push(agent);
+  }
+  if (!busy) await Promise.all(agents.map((a) => a.whenIdle()));
+  await settle();
+  const perAgent = (process.memoryUsage().heapUsed - before) / count / 1024;
+  await Promise.all(agents.map((a) => a.dispose()));
+  return perAgent;
+}
+
 async function benchHeap(): Promise<void> {
-  const gc = (globalThis as { gc?: () => void }).gc;
-  if (!gc) {
+  if (!(globalThis as { gc?: () => void }).gc) {
     rows.push({
       name: 'heap.idleAgent',
       label: 'heap per agent (run with --expose-gc)',
@@ -197,34 +236,27 @@ async function benchHeap(): Promise<void> {
     return;
   }
   const count = 10_000;
-  gc();
-  const before = process.memoryUsage().heapUsed;
-  const agents = [];
-  for (let i = 0; i < count; i++) {
-    agents.push(createAgent({ seams: createSeams(), tools: createToolRegistry(), model: scriptedModel([]) }));
+  const idle = scriptedModel([]);
+  for (const [name, label, shared, model, busy] of [
+    ['heap.idleAgent', `heap per idle agent (${count}), host-shared seams/tools/model`, true, idle, false],
+    ['heap.turnInFlight', `heap per agent with an in-flight turn (${count}), host-shared`, true, hang, true],
+    [
+      'heap.idleAgent.ownRegistries',
+      `heap per idle agent (${count}), own seams/tools/model`,
+      false,
+      idle,
+      false,
+    ],
+    [
+      'heap.turnInFlight.ownRegistries',
+      `heap per agent with an in-flight turn (${count}), own`,
+      false,
+      hang,
+      true,
+    ],
+  ] as const) {
+    rows.push({ name, label, unit: 'KiB', median: await heapPerAgent(count, shared, model, busy) });
   }
-  await Promise.all(agents.map((a) => a.whenIdle()));
-  gc();
-  const idle = (process.memoryUsage().heapUsed - before) / count / 1024;
-  rows.push({ name: 'heap.idleAgent', label: `heap per idle agent (${count})`, unit: 'KiB', median: idle });
-  const busy = [];
-  gc();
-  const beforeBusy = process.memoryUsage().heapUsed;
-  for (let i = 0; i < count; i++) {
-    const agent = createAgent({ seams: createSeams(), tools: createToolRegistry(), model: hang });
-    agent.followup('hi');
-    busy.push(agent);
-  }
-  await new Promise((r) => setTimeout(r, 50));
-  gc();
-  const inFlight = (process.memoryUsage().heapUsed - beforeBusy) / count / 1024;
-  rows.push({
-    name: 'heap.turnInFlight',
-    label: `heap per agent with an in-flight turn (${count})`,
-    unit: 'KiB',
-    median: inFlight,
-  });
-  await Promise.all([...agents, ...busy].map((a) => a.dispose()));
 }
 
 /** A model that never answers until the turn is aborted: keeps a turn in flight. */
@@ -314,6 +346,8 @@ const only = process.env.BENCH_ONLY;
 if (only === 'tools') await benchToolCalls();
 else if (only === 'turns') await benchTurns();
 else if (only === 'inflight') await benchInFlight();
+else if (only === 'heap') await benchHeap();
+else if (only === 'batch') await benchParallelBatch();
 else await main();
 printRows();
 if (flags.json !== undefined) writeJson(flags.json);

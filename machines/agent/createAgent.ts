@@ -4,13 +4,7 @@ import type { AgentLogView, ContentBlock, JsonValue, MessageSource, UsageTotal }
 import { describeThrown, toFailure } from '../../kernel/index.js';
 import { createAgentEnvironment } from '../../seams/environment.js';
 import { Seam } from '../../seams/names.js';
-import type {
-  AgentEnvironment,
-  AgentHandle,
-  AgentStatus,
-  CancelCause,
-  DeliveryOptions,
-} from '../../seams/types.js';
+import type { AgentEnvironment, AgentHandle, CancelCause, DeliveryOptions } from '../../seams/types.js';
 import {
   createSessionLog,
   lastMessageNumber,
@@ -25,6 +19,7 @@ import { createReportingScope } from '../runtime/reportingScope.js';
 import type { TurnMachineServices } from '../runtime/services.js';
 import { createActorWithServices } from '../runtime/systemServices.js';
 import { createBudgetedReporter } from './errorBudget.js';
+import { AgentLog, LiveAgent } from './handle.js';
 import type { createAgentLogic } from './logic.js';
 import { sharedAgentLogic } from './logic.js';
 import { type AgentOptions, type ResolvedAgentOptions, resolveAgentOptions } from './options.js';
@@ -102,13 +97,11 @@ export function createAgent(rawOptions: AgentOptions): Agent {
         origin: 'log',
       }),
   });
-  const logView: AgentLogView = {
-    get events() {
-      return log.events;
-    },
-    subscribe: (listener) => log.subscribe(listener),
-    append: (type, data) => log.append(type, data),
-  };
+  const logView: AgentLogView = new AgentLog(
+    () => log.events,
+    (listener) => log.subscribe(listener),
+    (type, data) => log.append(type, data),
+  );
 
   let actor: Agent['actor'] | undefined;
   let disposal: Promise<void> | undefined;
@@ -175,66 +168,66 @@ export function createAgent(rawOptions: AgentOptions): Agent {
     return item.id;
   };
 
-  const agent: Agent = {
-    id: agentId,
-    cwd: options.cwd,
-    get status(): AgentStatus {
-      return actor?.getSnapshot().context.status ?? 'idle';
-    },
-    log: logView,
-    env: createAgentEnvironment(),
-    get actor() {
-      if (!actor)
-        throw new Error(
-          `agent "${agentId}" is still being created; read agent.actor after createAgent() returned`,
-        );
-      return actor;
-    },
-    followup: (content: string | ContentBlock[], opts?: DeliveryOptions) =>
-      deliver('followup', content, opts),
-    queue: (content: string | ContentBlock[], opts?: DeliveryOptions) => deliver('queue', content, opts),
-    steer: (content: string | ContentBlock[], opts?: DeliveryOptions) => deliver('steer', content, opts),
-    inject(content: string | ContentBlock[], opts?: { source?: MessageSource; meta?: JsonValue }) {
-      ensureLive('inject');
-      send({ type: 'INJECT', injection: createInjection(content, opts) });
-    },
-    cancel(cause: CancelCause = { kind: 'user' }, opts: { keepInbox?: boolean } = {}) {
-      if (cause === null || typeof cause !== 'object' || !CAUSES.includes(cause.kind)) {
-        throw new TypeError(
-          `agent.cancel(): expected cause to be { kind: 'user' | 'parent' | 'disposed' }, got ${JSON.stringify(cause)}`,
-        );
-      }
-      // After dispose() a cancel cannot change anything.
-      if (disposal) return;
-      send({ type: 'CANCEL', cause: { kind: cause.kind }, keepInbox: opts.keepInbox === true });
-    },
-    whenIdle: () => (actor ? waitUntilIdle(actor) : Promise.resolve()),
-    stream: (streamOptions) =>
-      createAgentStream({ agentId, seams, log: logView, status: () => agent.status }, streamOptions),
-    get usage() {
-      return usage.read(log.events);
-    },
-    dispose(disposeOptions: { keepInbox?: boolean } = {}) {
-      // A graceful shutdown of a file-backed agent must not lose what a crash would keep.
-      const keepInbox = disposeOptions.keepInbox ?? store.durable === true;
-      disposal ??= (async () => {
-        const running = actor;
-        if (!running) return;
-        // The machine ends in `disposed` after its last flush; an actor that died or was stopped has
-        // nothing left to wait for (and toPromise would never settle for a stopped one).
-        if (isLive()) {
-          running.send({ type: 'DISPOSE', keepInbox });
-          await toPromise(running).catch(() => {});
-        }
-        await store
-          .close()
-          .catch((error: unknown) =>
-            options.logger.error(`agent "${agentId}": closing the store failed`, { error }),
+  const agent: Agent = new LiveAgent(
+    {
+      id: agentId,
+      cwd: options.cwd,
+      log: logView,
+      env: createAgentEnvironment(),
+      followup: (content: string | ContentBlock[], opts?: DeliveryOptions) =>
+        deliver('followup', content, opts),
+      queue: (content: string | ContentBlock[], opts?: DeliveryOptions) => deliver('queue', content, opts),
+      steer: (content: string | ContentBlock[], opts?: DeliveryOptions) => deliver('steer', content, opts),
+      inject(content: string | ContentBlock[], opts?: { source?: MessageSource; meta?: JsonValue }) {
+        ensureLive('inject');
+        send({ type: 'INJECT', injection: createInjection(content, opts) });
+      },
+      cancel(cause: CancelCause = { kind: 'user' }, opts: { keepInbox?: boolean } = {}) {
+        if (cause === null || typeof cause !== 'object' || !CAUSES.includes(cause.kind)) {
+          throw new TypeError(
+            `agent.cancel(): expected cause to be { kind: 'user' | 'parent' | 'disposed' }, got ${JSON.stringify(cause)}`,
           );
-      })();
-      return disposal;
+        }
+        // After dispose() a cancel cannot change anything.
+        if (disposal) return;
+        send({ type: 'CANCEL', cause: { kind: cause.kind }, keepInbox: opts.keepInbox === true });
+      },
+      whenIdle: () => (actor ? waitUntilIdle(actor) : Promise.resolve()),
+      stream: (streamOptions) =>
+        createAgentStream({ agentId, seams, log: logView, status: () => agent.status }, streamOptions),
+      dispose(disposeOptions: { keepInbox?: boolean } = {}) {
+        // A graceful shutdown of a file-backed agent must not lose what a crash would keep.
+        const keepInbox = disposeOptions.keepInbox ?? store.durable === true;
+        disposal ??= (async () => {
+          const running = actor;
+          if (!running) return;
+          // The machine ends in `disposed` after its last flush; an actor that died or was stopped has
+          // nothing left to wait for (and toPromise would never settle for a stopped one).
+          if (isLive()) {
+            running.send({ type: 'DISPOSE', keepInbox });
+            await toPromise(running).catch(() => {});
+          }
+          await store
+            .close()
+            .catch((error: unknown) =>
+              options.logger.error(`agent "${agentId}": closing the store failed`, { error }),
+            );
+        })();
+        return disposal;
+      },
     },
-  };
+    {
+      status: () => actor?.getSnapshot().context.status ?? 'idle',
+      actor: () => {
+        if (!actor)
+          throw new Error(
+            `agent "${agentId}" is still being created; read agent.actor after createAgent() returned`,
+          );
+        return actor;
+      },
+      usage: () => usage.read(log.events),
+    },
+  );
 
   const services: AgentMachineServices = {
     agentId,
