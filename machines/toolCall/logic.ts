@@ -1,7 +1,10 @@
+import type { ActorSystem } from 'xstate';
+import { liveHandlesOf } from '../runtime/liveHandles.js';
 import type { ToolMachineServices } from '../runtime/services.js';
 import { fixedServices, once, type ServicesResolver, servicesOfSystem } from '../runtime/systemServices.js';
 import { toolCallMachine } from '../toolCall.js';
 import { createToolCallActions } from './actions.js';
+import type { ToolCallContext } from './types.js';
 
 /**
  * The toolCall machine with services bound (tools, seams, cancel grace). A call whose input carries
@@ -31,8 +34,42 @@ export const sharedToolCallLogic = once(() => provideToolCallLogic(servicesOfSys
 export function provideToolCallLogic(
   servicesOf: ServicesResolver<ToolMachineServices>,
 ): typeof toolCallMachine {
-  return toolCallMachine.provide({
+  const logic = toolCallMachine.provide({
     actions: createToolCallActions(servicesOf),
     delays: { cancelGrace: ({ system }) => servicesOf({ system }).cancelGraceMs },
   });
+  const step = logic.transition.bind(logic);
+  // A stopped actor runs no exit action, so its stop event is where a phase still running is aborted.
+  logic.transition = (snapshot, event, scope) => {
+    if ((event as { type: string }).type === stopEventType)
+      releaseStoppedCall(snapshot.context, scope.system);
+    return step(snapshot, event, scope);
+  };
+  return logic;
+}
+
+/** The event XState delivers to an actor's logic when the actor is stopped. */
+const stopEventType = 'xstate.stop';
+
+/**
+ * Releases what a call stopped mid-phase still holds: a call that opened its own handles closes them
+ * and aborts its signal (and so the running phase); a batched call's phase is aborted and the batch closes the rest.
+ */
+function releaseStoppedCall(context: ToolCallContext, system: ActorSystem<any>): void {
+  const handles = liveHandlesOf(system);
+  if (context.ownsCall) {
+    const controller = handles.calls.has(context.callKey)
+      ? handles.calls.get(context.callKey).controller
+      : undefined;
+    if (context.ownsScope) handles.close(context.scopeKey);
+    else handles.calls.close(context.callKey);
+    // The call is over: its signal, which its listeners and body hold, says so.
+    controller?.abort();
+    return;
+  }
+  if (!handles.calls.has(context.callKey)) return;
+  const live = handles.calls.get(context.callKey);
+  const phase = live.phase;
+  live.phase = undefined;
+  phase?.abort();
 }
