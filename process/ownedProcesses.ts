@@ -15,7 +15,17 @@ export const ownerMarkerName = `SEAMCHART_OWNER_${process.pid}`;
  * @example process.once('SIGINT', () => void killOwnedProcesses().finally(() => process.exit(130)));
  */
 export async function killOwnedProcesses(): Promise<number> {
-  const owned = await findMarked(markerNeedle(ownerMarkerName));
-  await killAndWait(owned, { groups: true });
-  return owned.length;
+  const needle = markerNeedle(ownerMarkerName);
+  const found = new Set<number>();
+  // A process caught mid-exec (or forked during the kill) can hide from one scan: scan until one finds nothing new.
+  for (let round = 0; round < maxScanRounds; round++) {
+    const fresh = (await findMarked(needle)).filter((pid) => !found.has(pid));
+    if (fresh.length === 0) break;
+    for (const pid of fresh) found.add(pid);
+    await killAndWait(fresh, { groups: true });
+  }
+  return found.size;
 }
+
+/** Scans of the process table one kill makes at most. */
+const maxScanRounds = 3;
