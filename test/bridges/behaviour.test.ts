@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { claudeCodeHooks, codexHooks } from '../../bridges/index.js';
 import {
+  bashCall,
   createHookAgent,
   FIXTURES,
   fixture,
@@ -19,8 +20,6 @@ const session = useScratchSessions();
 afterEach(() => {
   delete process.env.SEAMCHART_TEST_TOKEN;
 });
-
-const bashCall = { toolCalls: [{ id: 'c1', name: 'Bash', arguments: { command: 'ls' } }] };
 
 describe('hook bridges', () => {
   it('SessionStart contexts reach the first request; the matcher tests the session source', async () => {

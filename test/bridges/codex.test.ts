@@ -2,11 +2,17 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { claudeCodeHooks, codexHooks } from '../../bridges/index.js';
-import { createHookAgent, fixture, hooksConfig, requestTexts, rows, useScratchSessions } from './harness.js';
+import {
+  bashCall,
+  createHookAgent,
+  fixture,
+  hooksConfig,
+  requestTexts,
+  rows,
+  useScratchSessions,
+} from './harness.js';
 
 const session = useScratchSessions();
-
-const bashCall = { toolCalls: [{ id: 'c1', name: 'Bash', arguments: { command: 'ls' } }] };
 
 describe('Codex dialect', () => {
   it('H12 exit 2 with empty stderr fails open, and stdin carries no trailing newline (Claude: one newline, and it blocks)', async () => {

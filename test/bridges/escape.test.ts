@@ -2,10 +2,17 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { claudeCodeHooks } from '../../bridges/index.js';
-import { createHookAgent, fixture, hooksConfig, isGone, useScratchSessions, waitUntil } from './harness.js';
+import {
+  bashCall,
+  createHookAgent,
+  fixture,
+  hooksConfig,
+  isGone,
+  useScratchSessions,
+  waitUntil,
+} from './harness.js';
 
 const session = useScratchSessions();
-const bashCall = { toolCalls: [{ id: 'c1', name: 'Bash', arguments: { command: 'ls' } }] };
 
 describe('hooks that leave processes behind', () => {
   it('R02 a hook whose background children keep stdout open decides when it exits; the children are killed', async () => {

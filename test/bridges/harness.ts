@@ -17,6 +17,9 @@ import { createDemoTools, defineTool } from '../../tools/index.js';
 /** Absolute path of the fixture scripts. */
 export const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures');
 
+/** One model step calling `Bash` with `ls` (call id `c1`). */
+export const bashCall = { toolCalls: [{ id: 'c1', name: 'Bash', arguments: { command: 'ls' } }] };
+
 /** `sh <fixture> args…` / `python3 <fixture> args…` as a hook command (arguments single-quoted). */
 export function fixture(name: string, ...args: string[]): string {
   const runner = name.endsWith('.py') ? 'python3' : 'sh';

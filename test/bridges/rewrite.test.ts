@@ -6,6 +6,7 @@ import { claudeCodeHooks, codexHooks, type HookBridge } from '../../bridges/inde
 import type { JsonValue, LogEvent } from '../../kernel/index.js';
 import type { ApprovalChannel } from '../../seams/index.js';
 import {
+  bashCall,
   createHookAgent,
   fixture,
   type HookAgent,
@@ -17,8 +18,6 @@ import {
 } from './harness.js';
 
 const session = useScratchSessions();
-
-const bashCall = { toolCalls: [{ id: 'c1', name: 'Bash', arguments: { command: 'ls' } }] };
 
 /** A PreToolUse hook that records what it saw in `seen`, waits `delay` s, then rewrites the command. */
 function rewriter(seen: string, delay: string, command: string, decision = '', reason = ''): string {

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { claudeCodeHooks } from '../../bridges/index.js';
 import {
+  bashCall,
   createHookAgent,
   fixture,
   hooksConfig,
@@ -13,8 +14,6 @@ import {
 } from './harness.js';
 
 const session = useScratchSessions();
-
-const bashCall = { toolCalls: [{ id: 'c1', name: 'Bash', arguments: { command: 'ls' } }] };
 
 describe('running hooks', () => {
   it('H07 a hook that sleeps past its timeout is killed with its process group and yields no decision; the tool runs', async () => {

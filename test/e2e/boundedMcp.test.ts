@@ -1,5 +1,5 @@
 // storage.md: tool results are bounded for every tool, an MCP server's too (default 1 MiB).
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -7,6 +7,7 @@ import { main } from '../../cli/main.js';
 import type { ContentBlock } from '../../kernel/index.js';
 import { checkInvariants, readJsonlLog } from '../../session/index.js';
 import { captureIO } from './support/captureIO.js';
+import { mcpRun } from './support/mcpRun.js';
 
 const dumpServer = path.join(import.meta.dirname, 'fixtures', 'dumpServer.mjs');
 let dir: string;
@@ -17,36 +18,14 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('an MCP tool result over the default bound', () => {
   it('is cut at 1 MiB: the log records the original 3 MiB and the session checks clean', async () => {
-    const script = path.join(dir, 'script.json');
     const chars = 1.5 * 1024 * 1024;
-    writeFileSync(
-      script,
-      JSON.stringify([
-        { toolCalls: [{ id: 'c1', name: 'mcp__dump__dump', arguments: { chars } }] },
-        { text: 'done' },
-      ]),
-    );
-    const config = path.join(dir, '.mcp.json');
-    writeFileSync(
-      config,
-      JSON.stringify({ mcpServers: { dump: { command: process.execPath, args: [dumpServer] } } }),
+    const run = mcpRun(
+      dir,
+      [{ toolCalls: [{ id: 'c1', name: 'mcp__dump__dump', arguments: { chars } }] }, { text: 'done' }],
+      { dump: { command: process.execPath, args: [dumpServer] } },
     );
     const session = path.join(dir, 's.jsonl');
-    const io = captureIO();
-    const code = await main(
-      [
-        'run',
-        'dump',
-        '--model',
-        `scripted:${script}`,
-        '--mcp-config',
-        config,
-        '--session',
-        session,
-        '--json',
-      ],
-      io,
-    );
+    const code = await main(run.args('dump', session, { json: true }), captureIO());
     expect(code).toBe(0);
     const { events } = await readJsonlLog(session);
     expect(checkInvariants(events)).toEqual([]);
@@ -65,8 +44,7 @@ describe('an MCP tool result over the default bound', () => {
     // The transcript says the output was cut (the note itself is past the summary's first lines).
     const shown = captureIO();
     const again = path.join(dir, 't.jsonl');
-    const args = ['run', 'dump', '--model', `scripted:${script}`, '--mcp-config', config, '--session', again];
-    expect(await main(args, shown)).toBe(0);
+    expect(await main(run.args('dump', again), shown)).toBe(0);
     expect(shown.out()).toContain('(output cut: the tool returned 3145728 bytes)');
   }, 30_000);
 });
