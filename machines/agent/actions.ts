@@ -177,23 +177,22 @@ export function createAgentActions(
     // The durable inbox: a drop is on the log when it is decided (storage.md).
     recordDiscard: contained(
       'inbox/discarded',
-      ({ services }, params: { ids: readonly string[]; cause: InboxDiscardCause }) => {
-        if (params.ids.length > 0)
-          services.log.appendCore('inbox/discarded', { ids: [...params.ids], cause: params.cause });
-      },
+      ({ services }, params: { ids: readonly string[]; cause: InboxDiscardCause }) =>
+        appendDiscarded(services, params.ids, params.cause),
     ),
     recordTurnDiscards: contained(
       'inbox/discarded',
       ({ context, services }, params: { output: TurnOutput }) => {
         const { output } = params;
-        const dropLeftover = output.terminalStopped || context.discardLeftover || context.disposing;
         const interrupted: InboxDiscardCause = context.disposing ? 'dispose' : 'cancel';
-        const record = (items: readonly InboxItem[], cause: InboxDiscardCause) => {
-          if (items.length > 0)
-            services.log.appendCore('inbox/discarded', { ids: items.map((item) => item.id), cause });
-        };
+        const record = (items: readonly InboxItem[], cause: InboxDiscardCause) =>
+          appendDiscarded(
+            services,
+            items.map((item) => item.id),
+            cause,
+          );
         record(output.droppedSteering, interrupted);
-        if (dropLeftover)
+        if (dropsLeftover(context, output))
           record(output.leftoverSteering, output.terminalStopped ? 'terminal-stop' : interrupted);
       },
     ),
@@ -257,12 +256,26 @@ export function createAgentActions(
   };
 }
 
+/** A finished turn's leftover steering is dropped (not re-queued) after a terminal stop, a cancel or a dispose. */
+function dropsLeftover(context: AgentContext, output: TurnOutput): boolean {
+  return output.terminalStopped || context.discardLeftover || context.disposing;
+}
+
+/** Appends `inbox/discarded` for `ids` (nothing for none): a drop is on the log when it is decided. */
+function appendDiscarded(
+  services: AgentMachineServices,
+  ids: readonly string[],
+  cause: InboxDiscardCause,
+): void {
+  if (ids.length > 0) services.log.appendCore('inbox/discarded', { ids: [...ids], cause });
+}
+
 /** Which of a finished turn's items the agent re-queues and which it discards. */
 export function splitTurnLeftovers(
   context: AgentContext,
   output: TurnOutput,
 ): { requeue: InboxItem[]; discard: DiscardEntry[] } {
-  const dropLeftover = output.terminalStopped || context.discardLeftover || context.disposing;
+  const dropLeftover = dropsLeftover(context, output);
   const leftover = output.leftoverSteering.map((item) => ({ ...item, wakeup: true }));
   return {
     requeue: dropLeftover ? [] : leftover,

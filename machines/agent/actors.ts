@@ -7,9 +7,6 @@ import type { createTurnLogic } from '../turn/logic.js';
 import { type SeamsPresent, type TurnInput, turnSeams } from '../turn/types.js';
 import { lastTurnNumber, settleInjectionFlushes } from './actions.js';
 import { agentDefaults } from './options.js';
-
-const defaultMaxStepsPerTurn = agentDefaults.maxStepsPerTurn;
-
 import type { AgentMachineServices } from './types.js';
 
 /**
@@ -44,7 +41,7 @@ export function openTurnInput(
     seamsPresent,
     maxRequestRetries: services.maxRequestRetries,
     maxParallel: services.maxParallelToolCalls,
-    maxStepsPerTurn: services.maxStepsPerTurn ?? defaultMaxStepsPerTurn,
+    maxStepsPerTurn: services.maxStepsPerTurn ?? agentDefaults.maxStepsPerTurn,
   };
 }
 

@@ -80,9 +80,13 @@ export class CallTable {
     this.#calls.delete(key);
     entry.unlink();
     entry.handles.unwatch?.();
-    const phase = entry.handles.phase;
-    entry.handles.phase = undefined;
-    phase?.abort();
+    stopRunningPhase(entry.handles);
+  }
+
+  /** Aborts the call's running phase, if any (its late outcome is then ignored); a closed call is fine. */
+  stopPhase(key: string): void {
+    const entry = this.#calls.get(key);
+    if (entry) stopRunningPhase(entry.handles);
   }
 
   /** Forgets every call whose key starts with `prefix` (a batch that stopped early). */
@@ -93,4 +97,10 @@ export class CallTable {
   get size(): number {
     return this.#calls.size;
   }
+}
+
+function stopRunningPhase(handles: CallHandles): void {
+  const running = handles.phase;
+  handles.phase = undefined;
+  running?.abort();
 }

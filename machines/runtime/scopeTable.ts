@@ -32,10 +32,6 @@ export class ScopeTable {
     return key;
   }
 
-  has(key: string): boolean {
-    return this.#scopes.has(key);
-  }
-
   /** The scope for `key`; a missing key is a programming error named in the message. */
   get(key: string): RunScope {
     const scope = this.#scopes.get(key);

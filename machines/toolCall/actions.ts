@@ -116,14 +116,7 @@ export function createToolCallActions(servicesOf: ServicesResolver<ToolMachineSe
       );
     },
     // Leaving a phase's state stops it: its signal aborts and a late outcome is ignored.
-    stopPhase: ({ context, system }: Args): void => {
-      const { calls } = liveHandlesOf(system);
-      if (!calls.has(context.callKey)) return;
-      const handles = calls.get(context.callKey);
-      const running = handles.phase;
-      handles.phase = undefined;
-      running?.abort();
-    },
+    stopPhase: ({ context, system }: Args): void => liveHandlesOf(system).calls.stopPhase(context.callKey),
     // The one place a standalone call's live handles are opened: its scope (listener snapshot,
     // abort controller) unless the input named one, and its call handles under its own key. Run
     // while the transition resolves (enqueueActions), so the handles exist before any child starts.

@@ -67,9 +67,5 @@ function releaseStoppedCall(context: ToolCallContext, system: ActorSystem<any>):
     controller?.abort();
     return;
   }
-  if (!handles.calls.has(context.callKey)) return;
-  const live = handles.calls.get(context.callKey);
-  const phase = live.phase;
-  live.phase = undefined;
-  phase?.abort();
+  handles.calls.stopPhase(context.callKey);
 }
