@@ -4,7 +4,7 @@ import picomatch from 'picomatch';
 import { glob } from 'tinyglobby';
 import { z } from 'zod';
 import { defineTool } from './defineTool.js';
-import { MAX_EDIT_BYTES, openConfined, readCapped, rewrite } from './demoFiles.js';
+import { confine, MAX_EDIT_BYTES, openConfined, readCapped, realRootOf, rewrite } from './demoFiles.js';
 import { runShell } from './demoShell.js';
 import { withEnvFiles } from './envFiles.js';
 import type { ToolDefinition } from './types.js';
@@ -143,13 +143,12 @@ export function createDemoTools(options: DemoToolsOptions): ToolDefinition[] {
 
   // Files under `dir` matching `pattern`, relative to the root, sorted; symbolic links are not followed.
   async function findFiles(pattern: string, dir: string | undefined): Promise<string[]> {
-    const base = path.resolve(root, dir ?? '.');
-    const inside = path.relative(root, base);
-    if (inside.startsWith('..') || path.isAbsolute(inside))
-      throw new Error(`Path "${dir}" is outside the scratch directory ${root}`);
+    // The directory's real path: a symlinked directory pointing outside the root is refused.
+    const base = await confine(root, dir ?? '.');
+    const realRoot = await realRootOf(root);
     const found = await glob(pattern, { cwd: base, onlyFiles: true, followSymbolicLinks: false });
     return found
-      .map((file) => path.relative(root, path.join(base, file)))
+      .map((file) => path.relative(realRoot, path.join(base, file)))
       .filter((file) => !file.startsWith('..') && !path.isAbsolute(file))
       .sort();
   }

@@ -74,8 +74,11 @@ export async function rewrite(handle: FileHandle, content: string): Promise<void
   await handle.write(content, 0, 'utf8');
 }
 
-// Resolves symlinks of the deepest existing ancestor, so a link pointing outside cannot escape.
-async function confine(root: string, rawPath: string): Promise<string> {
+/**
+ * The real path of `rawPath` under `root` (symlinks of its deepest existing ancestor resolved), so a
+ * link pointing outside cannot escape; throws when it lies outside the scratch directory.
+ */
+export async function confine(root: string, rawPath: string): Promise<string> {
   const realRoot = await realRootOf(root);
   const candidate = path.resolve(realRoot, rawPath);
   let existing = candidate;
@@ -103,7 +106,8 @@ function assertInside(realRoot: string, resolved: string, root: string, rawPath:
   }
 }
 
-function realRootOf(root: string): Promise<string> {
+/** The root's real path (the root itself while it does not exist). */
+export function realRootOf(root: string): Promise<string> {
   return realpath(root).catch(() => root);
 }
 

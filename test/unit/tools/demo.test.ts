@@ -63,6 +63,29 @@ describe('createDemoTools', () => {
     expect(viaLink.isError && viaLink.error.message).toContain('is outside the scratch directory');
   });
 
+  it('Glob and Grep refuse a path that is a symlinked directory pointing outside the root', async () => {
+    const outside = await mkdtemp(path.join(tmpdir(), 'seamchart-outside-'));
+    try {
+      await writeFile(path.join(outside, 'secret.txt'), 'TOKEN=secret');
+      await symlink(outside, path.join(root, 'linked'));
+      await writeFile(path.join(root, 'mine.txt'), 'TOKEN=mine');
+      for (const [name, args] of [
+        ['Glob', { pattern: '**/*.txt', path: 'linked' }],
+        ['Grep', { pattern: 'TOKEN', path: 'linked' }],
+      ] as const) {
+        const result = await run(name, args);
+        expect(result.isError && result.error.message).toContain('is outside the scratch directory');
+      }
+      // The root itself still lists its own files and not the linked directory's.
+      const own = await run('Glob', { pattern: '**/*.txt' });
+      expect(own).toMatchObject({ isError: false });
+      expect(JSON.stringify(own)).toContain('mine.txt');
+      expect(JSON.stringify(own)).not.toContain('secret.txt');
+    } finally {
+      await rm(outside, { recursive: true, force: true });
+    }
+  });
+
   it('Bash runs in the root and reports exit code and output', async () => {
     const result = await run('Bash', { command: 'pwd; echo oops >&2; exit 3' });
     expect(result.isError).toBe(false);
