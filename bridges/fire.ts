@@ -47,10 +47,8 @@ export interface HookFiring {
   readonly logger: SeamLogger;
   /** Extra note for a blocking hook's `hook/result` (e.g. a cap that overrode it). */
   readonly blockNote?: string;
-  /** Variables every hook of this firing gets. */
-  readonly env?: Readonly<Record<string, string>>;
   /** Variables one hook of this firing gets (SessionStart's own `CLAUDE_ENV_FILE`). */
-  readonly envFor?: (handler: HookHandler, index: number) => Readonly<Record<string, string>>;
+  readonly envFor?: (handler: HookHandler) => Readonly<Record<string, string>>;
   /** The tool call the hooks run for (recorded on `hook/invoked` and `hook/result`). */
   readonly callId?: string;
   /** What to add to each hook's `hook/result` once all verdicts are in (config order, one per result). */
@@ -186,11 +184,11 @@ export async function fireHookEvent(
   const stdin = JSON.stringify(firing.payload) + (rules.stdinNewline ? '\n' : '');
   const env = buildHookEnv({
     base: process.env,
-    extra: { ...rules.extraEnv({ cwd: firing.cwd }), ...(firing.env ?? {}) },
+    extra: rules.extraEnv({ cwd: firing.cwd }),
     scrubCredentials: runtime.scrubCredentials,
   });
-  const envFor = (handler: HookHandler, index: number): NodeJS.ProcessEnv => {
-    const own = { ...handler.env, ...(firing.envFor?.(handler, index) ?? {}) };
+  const envFor = (handler: HookHandler): NodeJS.ProcessEnv => {
+    const own = { ...handler.env, ...(firing.envFor?.(handler) ?? {}) };
     return Object.keys(own).length === 0 ? env : { ...env, ...own };
   };
   // Exec-form arguments never meet a shell, so `${VAR}` of the hook's own variables is expanded here.
@@ -199,8 +197,8 @@ export async function fireHookEvent(
       arg.replace(/\$\{(CLAUDE_[A-Z_]+)\}/g, (whole, name: string) => hookEnv[name] ?? whole),
     );
   const runs = await Promise.all(
-    handlers.map((handler, index) => {
-      const hookEnv = envFor(handler, index);
+    handlers.map((handler) => {
+      const hookEnv = envFor(handler);
       const args = argsFor(handler, hookEnv);
       return runHook({
         command: handler.command,

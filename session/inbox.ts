@@ -1,4 +1,4 @@
-import type { CoreEventData, LogEvent } from '../kernel/index.js';
+import { type CoreEventData, isInboxEventType, type LogEvent } from '../kernel/index.js';
 
 /** An accepted inbox item the log shows as neither discarded nor recorded: resume re-queues it. */
 export interface PendingInboxItem {
@@ -77,5 +77,5 @@ export function lastMessageNumber(events: readonly LogEvent[]): number {
 export function coreTurnEvents<TEvent extends { readonly type: string }>(
   events: readonly TEvent[],
 ): TEvent[] {
-  return events.filter((event) => event.type !== 'inbox/accepted' && event.type !== 'inbox/discarded');
+  return events.filter((event) => !isInboxEventType(event.type));
 }

@@ -105,10 +105,9 @@ export function serveAcp(options: ServeAcpOptions): AcpServer {
     .onConnect((connection) => {
       client = connection.client;
     })
-    .onRequest(acp.methods.agent.initialize, ({ params }) => ({
+    .onRequest(acp.methods.agent.initialize, () => ({
       // v1 is the only version this agent speaks; a client asking for another gets it and decides.
-      protocolVersion:
-        params.protocolVersion === acp.PROTOCOL_VERSION ? params.protocolVersion : acp.PROTOCOL_VERSION,
+      protocolVersion: acp.PROTOCOL_VERSION,
       agentCapabilities: {
         loadSession: true,
         promptCapabilities: { image: false, audio: false, embeddedContext: false },

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
+import { describeThrown } from '../../kernel/index.js';
 import type { McpStdioServer } from './types.js';
 
 // Claude Code's `.mcp.json`: `{ "mcpServers": { "<name>": { "command", "args"?, "env"? } } }`.
@@ -27,7 +28,7 @@ export async function loadMcpConfig(file: string): Promise<McpStdioServer[]> {
   try {
     raw = JSON.parse(await readFile(file, 'utf8'));
   } catch (error) {
-    throw new McpConfigError(`cannot read MCP config ${file}: ${(error as Error).message}`, { cause: error });
+    throw new McpConfigError(`cannot read MCP config ${file}: ${describeThrown(error)}`, { cause: error });
   }
   return parseMcpConfig(raw, file);
 }

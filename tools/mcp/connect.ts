@@ -1,5 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { describeThrown } from '../../kernel/index.js';
 import { ownerMarkerName } from '../../process/index.js';
 import type { ToolDefinition } from '../types.js';
 import { defineMcpTool } from './mcpTool.js';
@@ -81,7 +82,7 @@ async function startServer(server: McpStdioServer, options: ConnectMcpOptions): 
     return {
       failure: {
         server: server.name,
-        message: `MCP server "${server.name}" (${server.command}) failed to start: ${(error as Error).message}${detail}`,
+        message: `MCP server "${server.name}" (${server.command}) failed to start: ${describeThrown(error)}${detail}`,
       },
     };
   }

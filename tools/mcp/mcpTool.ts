@@ -1,5 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { z } from 'zod';
+import { describeThrown } from '../../kernel/index.js';
 import { defineTool } from '../defineTool.js';
 import type { ToolDefinition } from '../types.js';
 import { mcpToolName } from './toolName.js';
@@ -36,12 +37,9 @@ export function defineMcpTool(server: string, listed: ListedMcpTool, client: Cli
         })
         .catch((error: unknown) => {
           // A server that exited answers "Not connected": say which server and tool.
-          throw new Error(
-            `MCP server "${server}" could not run ${listed.name}: ${(error as Error).message}`,
-            {
-              cause: error,
-            },
-          );
+          throw new Error(`MCP server "${server}" could not run ${listed.name}: ${describeThrown(error)}`, {
+            cause: error,
+          });
         });
       const text = describeContent(result.content);
       if (result.isError) throw new Error(text || `MCP tool ${listed.name} failed`);
