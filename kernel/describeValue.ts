@@ -1,3 +1,5 @@
+import { cutChars } from './cutChars.js';
+
 const MAX_PREVIEW = 60;
 
 /** A short, printable preview of any value for messages: `"maybe"`, `42`, `10n`, `undefined`, `object`; never throws. */
@@ -36,7 +38,7 @@ export function isThenable(value: unknown): value is PromiseLike<unknown> {
 
 /** Cuts a text to `max` characters, marking the cut with `…`. */
 export function capText(text: string, max: number): string {
-  return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+  return text.length > max ? `${cutChars(text, max - 1)}…` : text;
 }
 
 function previewOf(value: unknown): string {

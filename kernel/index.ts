@@ -1,4 +1,5 @@
 // The kernel: the vocabulary every layer shares (data shapes, log events, failures); it imports nothing of ours.
+export { cutChars } from './cutChars.js';
 export { capText, describeReceived, describeValue, isThenable } from './describeValue.js';
 export * from './events.js';
 export {

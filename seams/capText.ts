@@ -1,4 +1,4 @@
-import type { ContentBlock, HookContext } from '../kernel/index.js';
+import { type ContentBlock, cutChars, type HookContext } from '../kernel/index.js';
 import { cutContent, type TextMeasure } from './cutContent.js';
 
 /** Longest reason or additional context kept from one hook or plugin (the rest is cut with a note). */
@@ -8,12 +8,6 @@ export const MAX_CONTEXT_CHARS = 10_000;
 export type CapSource = 'hook' | 'plugin' | 'tool';
 
 const CAPPED = /^\n\[truncated: \d+ more characters from the (?:hook|plugin|tool) were dropped\]$/;
-
-/** A cut never ends between the two halves of a surrogate pair (it would leave half a character). */
-function cutAt(text: string, max: number): string {
-  const code = text.charCodeAt(max - 1);
-  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? max - 1 : max);
-}
 
 /** Whether a text was already cut by `capContext` (its first `MAX_CONTEXT_CHARS` then the note). */
 function isCapped(text: string): boolean {
@@ -36,7 +30,7 @@ function dropNote(cut: number, from: CapSource): string {
  */
 export function capContext(text: string, from: CapSource = 'hook'): { text: string; note?: string } {
   if (countedLength(text) <= MAX_CONTEXT_CHARS) return { text };
-  const kept = cutAt(text, MAX_CONTEXT_CHARS);
+  const kept = cutChars(text, MAX_CONTEXT_CHARS);
   const cut = text.length - kept.length;
   return {
     text: `${kept}${dropNote(cut, from)}`,
@@ -52,7 +46,7 @@ export function capReason(text: string, from: CapSource = 'hook'): { text: strin
     : { text: capped.text, note: capped.note.replace('additionalContext', 'reason') };
 }
 
-const chars: TextMeasure = { size: countedLength, cut: cutAt };
+const chars: TextMeasure = { size: countedLength, cut: cutChars };
 
 /**
  * Caps content blocks together at `MAX_CONTEXT_CHARS` (text and reasoning are cut, a tool-call block

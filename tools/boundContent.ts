@@ -1,4 +1,4 @@
-import type { ContentBlock, ToolResult } from '../kernel/index.js';
+import { type ContentBlock, cutChars, type ToolResult } from '../kernel/index.js';
 import { cutContent, type TextMeasure } from '../seams/cutContent.js';
 import { deepFreezeJson } from './json.js';
 import type { ToolDefinition } from './types.js';
@@ -10,9 +10,7 @@ export const DEFAULT_MAX_CONTENT_BYTES = 1024 * 1024;
 export function cutUtf8(text: string, maxBytes: number): string {
   if (maxBytes <= 0) return '';
   // Every UTF-16 unit takes at least one UTF-8 byte, so the cut lies within the first `maxBytes` units.
-  let prefix = text.slice(0, maxBytes);
-  const last = prefix.charCodeAt(prefix.length - 1);
-  if (last >= 0xd800 && last <= 0xdbff) prefix = prefix.slice(0, -1);
+  const prefix = cutChars(text, maxBytes);
   const bytes = Buffer.from(prefix, 'utf8');
   if (bytes.length <= maxBytes) return prefix;
   let end = maxBytes;

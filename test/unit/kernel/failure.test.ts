@@ -154,6 +154,16 @@ describe('describeReceived and describeValue', () => {
     `);
   });
 
+  it('a cut message never ends in half a character', () => {
+    // 😀 is a surrogate pair; the cap falls between its two halves for one of the two offsets.
+    for (const pad of [MAX_FAILURE_MESSAGE - 2, MAX_FAILURE_MESSAGE - 3]) {
+      const { message } = toFailure(new Error(`${'a'.repeat(pad)}${'😀'.repeat(10)}`));
+      expect(message.endsWith('…')).toBe(true);
+      expect(message.length).toBeLessThanOrEqual(MAX_FAILURE_MESSAGE);
+      expect(message).not.toMatch(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])/);
+    }
+  });
+
   it.each(hostileValues())('never throw on $name and stay short', ({ value }) => {
     expect(describeReceived(value).length).toBeLessThanOrEqual(80);
     expect(describeValue(value).length).toBeLessThanOrEqual(80);
