@@ -142,7 +142,8 @@ function applyOnFailure(
   };
 }
 
-function summarize(stderr: string, max: number): string | undefined {
+/** A hook's stderr trimmed and cut to `max` characters (`undefined` when it printed nothing). */
+export function summarize(stderr: string, max: number): string | undefined {
   const trimmed = stderr.trim();
   if (trimmed === '') return undefined;
   return trimmed.length > max ? `${trimmed.slice(0, max)}…` : trimmed;

@@ -1,6 +1,6 @@
 import { type Listener, Seam } from '../seams/index.js';
 import { hookSource } from './contexts.js';
-import { fireHookEvent } from './fire.js';
+import { fireHookEvent, summarize } from './fire.js';
 import { type ListenerKit, payloadScope } from './listenerKit.js';
 import { buildPayload } from './payload.js';
 import { HookEvent, type HookHandler, type HookRun, type HookVerdict } from './types.js';
@@ -15,8 +15,7 @@ function describeFailure(
   summaryChars: number,
 ): string {
   const command = handler.args === undefined ? handler.command : [handler.command, ...handler.args].join(' ');
-  const stderr = run.stderr.trim();
-  const summary = stderr.length > summaryChars ? `${stderr.slice(0, summaryChars)}…` : stderr;
+  const summary = summarize(run.stderr, summaryChars);
   let what: string;
   if (verdict.failure === 'timeout') what = `timed out after ${handler.timeoutMs} ms`;
   else if (run.outcome === 'spawn-error') what = `could not be started (${verdict.notes.join('; ')})`;

@@ -1,4 +1,4 @@
-import { readFile, rm, stat } from 'node:fs/promises';
+import { rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { ApprovalChannel, McpStdioServer, SeamLogger, SessionStore } from '../index.js';
@@ -23,7 +23,14 @@ import {
 import { type ApproveMode, fixedApproval, terminalApproval } from './approvalPrompt.js';
 import { type CliCommand, type CliIO, repeatable, UsageError } from './command.js';
 import { loadMcpServersFlag, MCP_CONFIG_HELP, registerMcpTools } from './mcpFlag.js';
-import { type AgentFlags, addAgentFlags, loadBridges, resolveCwd, resolveModel } from './runFlags.js';
+import {
+  type AgentFlags,
+  addAgentFlags,
+  loadBridges,
+  readFlagFile,
+  resolveCwd,
+  resolveModel,
+} from './runFlags.js';
 import { Screen, wantsColour } from './screen.js';
 import { Interrupts, SIGNAL_EXIT } from './signals.js';
 import { Transcript } from './transcript.js';
@@ -72,13 +79,7 @@ async function resolveInstructions(flags: RunFlags): Promise<string | undefined>
   if (flags.instructions !== undefined && flags.instructionsFile !== undefined)
     throw new UsageError('give --instructions or --instructions-file, not both');
   if (flags.instructionsFile === undefined) return flags.instructions;
-  try {
-    return await readFile(flags.instructionsFile, 'utf8');
-  } catch (error) {
-    const reason =
-      (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message;
-    throw new UsageError(`--instructions-file ${flags.instructionsFile}: ${reason}`);
-  }
+  return readFlagFile(`--instructions-file ${flags.instructionsFile}`, flags.instructionsFile);
 }
 
 /** A file the run will create: its directory must exist (nothing is created on the way). */

@@ -69,15 +69,28 @@ export async function resolveCwd(flag: string | undefined): Promise<string> {
   return cwd;
 }
 
-/** Reads and validates a `scripted:<file>` model script. */
-async function loadScriptedModel(file: string): Promise<ModelAdapter> {
-  let raw: unknown;
+/**
+ * Reads a file a flag names; a missing or unreadable file is bad input naming the flag.
+ * @param flag how the message names the flag (`--instructions-file x.md`)
+ */
+export async function readFlagFile(flag: string, file: string): Promise<string> {
   try {
-    raw = JSON.parse(await readFile(file, 'utf8'));
+    return await readFile(file, 'utf8');
   } catch (error) {
     const reason =
       (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message;
-    throw new UsageError(`--model scripted:${file}: ${reason}`);
+    throw new UsageError(`${flag}: ${reason}`);
+  }
+}
+
+/** Reads and validates a `scripted:<file>` model script. */
+async function loadScriptedModel(file: string): Promise<ModelAdapter> {
+  let raw: unknown;
+  const text = await readFlagFile(`--model scripted:${file}`, file);
+  try {
+    raw = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`--model scripted:${file}: ${(error as Error).message}`);
   }
   try {
     return scriptedModel(parseScript(raw));
