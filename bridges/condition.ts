@@ -97,6 +97,17 @@ export function compileCondition(rule: string, dirs: ConditionDirs): HookConditi
   if (spec === undefined || spec.trim() === '' || spec.trim() === '*')
     return { rule, test: (name) => toolMatches(name) };
   const trimmed = spec.trim();
+  // Compiled on first use; the path pattern once per cwd (a bridge usually serves one).
+  let commandPattern: ((command: string) => boolean) | undefined;
+  const pathPatterns = new Map<string, (file: string) => boolean>();
+  const pathPatternFor = (cwd: string): ((file: string) => boolean) => {
+    let matches = pathPatterns.get(cwd);
+    if (matches === undefined) {
+      matches = compilePathPattern(trimmed, dirs, cwd);
+      pathPatterns.set(cwd, matches);
+    }
+    return matches;
+  };
   const test = (name: string, input: unknown, cwd: string): boolean => {
     if (!toolMatches(name)) return false;
     if (name === 'Bash') {
@@ -104,7 +115,8 @@ export function compileCondition(rule: string, dirs: ConditionDirs): HookConditi
       if (command === undefined) return true;
       const subcommands = splitSubcommands(command);
       if (subcommands === undefined) return true;
-      const matches = compileCommandPattern(trimmed);
+      commandPattern ??= compileCommandPattern(trimmed);
+      const matches = commandPattern;
       return subcommands.some((words) => matches(words.join(' ')));
     }
     if (tool === 'WebFetch' && trimmed.startsWith('domain:')) {
@@ -121,7 +133,7 @@ export function compileCondition(rule: string, dirs: ConditionDirs): HookConditi
     const file = field(input, 'file_path', 'notebook_path', 'path');
     // A read without a path (Grep over the cwd) is not about a file; any other tool fails toward running.
     if (file === undefined) return RULE_TOOLS.Read?.includes(name) !== true;
-    return compilePathPattern(trimmed, dirs, cwd)(file);
+    return pathPatternFor(cwd)(file);
   };
   return { rule, test };
 }
