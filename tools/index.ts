@@ -1,11 +1,4 @@
-export {
-  boundContent,
-  boundToolResult,
-  cutUtf8,
-  DEFAULT_MAX_CONTENT_BYTES,
-  maxContentBytesOf,
-  truncationNote,
-} from './boundContent.js';
+export { boundToolResult, DEFAULT_MAX_CONTENT_BYTES, maxContentBytesOf } from './boundContent.js';
 export { defineTool, isToolDefinition } from './defineTool.js';
 export { createDemoTools, type DemoToolsOptions } from './demo.js';
 export { type CoreDispatchOptions, createCoreDispatch } from './dispatch.js';

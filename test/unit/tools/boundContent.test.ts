@@ -10,13 +10,8 @@ import { createToolRegistry } from '../../../machines/toolCall/createToolRegistr
 import { scriptedModel } from '../../../model/index.js';
 import { createSeams } from '../../../seams/index.js';
 import { checkInvariants, createJsonlStore, openJsonlStore, readJsonlLog } from '../../../session/index.js';
-import {
-  boundContent,
-  createDemoTools,
-  cutUtf8,
-  DEFAULT_MAX_CONTENT_BYTES,
-  defineTool,
-} from '../../../tools/index.js';
+import { boundContent, cutUtf8 } from '../../../tools/boundContent.js';
+import { createDemoTools, DEFAULT_MAX_CONTENT_BYTES, defineTool } from '../../../tools/index.js';
 import { memoryLogger } from '../agent/helpers.js';
 
 const directory = mkdtempSync(join(tmpdir(), 'seamchart-bound-'));
