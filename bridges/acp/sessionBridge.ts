@@ -54,7 +54,6 @@ export function bridgeSession(session: AcpSession, outlet: SessionOutlet): Sessi
   const kindOf: KindOf = (name) => toToolKindFrom(session, name);
   const byMessage = new Map<string, PendingPrompt>();
   const byTurn = new Map<number, PendingPrompt>();
-  let claimed: PendingPrompt | undefined;
   // The agent may claim a followup before followup() returns its id: the enqueue event names it first.
   let enqueuing: PendingPrompt | undefined;
   // Updates go out in log order, and a prompt's response only after its updates.
@@ -117,8 +116,10 @@ export function bridgeSession(session: AcpSession, outlet: SessionOutlet): Sessi
     const data = event.data as Record<string, unknown>;
     switch (event.type) {
       case 'turn/start': {
-        if (claimed) byTurn.set(data.turn as number, claimed);
-        claimed = undefined;
+        // A message's turn names the inbox item it claimed: the prompt it answers.
+        const trigger = data.trigger as { kind?: string; itemId?: string } | undefined;
+        const pending = trigger?.itemId === undefined ? undefined : byMessage.get(trigger.itemId);
+        if (trigger?.kind === 'message' && pending) byTurn.set(data.turn as number, pending);
         return;
       }
       case 'turn/end': {
@@ -157,13 +158,6 @@ export function bridgeSession(session: AcpSession, outlet: SessionOutlet): Sessi
         enqueuing = undefined;
       },
       { ...filter, name: 'acp.prompts' },
-    ),
-    seams.on(
-      Seam.inboxDequeue,
-      ({ id, steering }) => {
-        if (!steering) claimed = byMessage.get(id);
-      },
-      { ...filter, name: 'acp.claims' },
     ),
     seams.on(
       Seam.inboxDiscard,
