@@ -149,12 +149,7 @@ export function createToolCallActions(servicesOf: ServicesResolver<ToolMachineSe
       }
       calls.open(context.callKey, context.request, scopes.get(context.scopeKey).controller.signal);
     }),
-    closeCall: ({ context, system }: Args): void => {
-      if (!context.ownsCall) return;
-      const handles = liveHandlesOf(system);
-      if (context.ownsScope) handles.close(context.scopeKey);
-      else handles.calls.close(context.callKey);
-    },
+    closeCall: ({ context, system }: Args): void => closeOwnedCall(context, system),
     abortCall: ({ context, system }: Args): void => {
       const { calls } = liveHandlesOf(system);
       if (calls.has(context.callKey)) calls.get(context.callKey).controller.abort();
@@ -223,4 +218,12 @@ export function createToolCallActions(servicesOf: ServicesResolver<ToolMachineSe
       }
     },
   };
+}
+
+/** A standalone call closes what it opened: its scope (with its handles) or just its handles; a batched call closes nothing. */
+export function closeOwnedCall(context: ToolCallContext, system: ActorSystem<any>): void {
+  if (!context.ownsCall) return;
+  const handles = liveHandlesOf(system);
+  if (context.ownsScope) handles.close(context.scopeKey);
+  else handles.calls.close(context.callKey);
 }

@@ -3,7 +3,7 @@ import { liveHandlesOf } from '../runtime/liveHandles.js';
 import type { ToolMachineServices } from '../runtime/services.js';
 import { fixedServices, once, type ServicesResolver, servicesOfSystem } from '../runtime/systemServices.js';
 import { toolCallMachine } from '../toolCall.js';
-import { createToolCallActions } from './actions.js';
+import { closeOwnedCall, createToolCallActions } from './actions.js';
 import type { ToolCallContext } from './types.js';
 
 /**
@@ -61,8 +61,7 @@ function releaseStoppedCall(context: ToolCallContext, system: ActorSystem<any>):
     const controller = handles.calls.has(context.callKey)
       ? handles.calls.get(context.callKey).controller
       : undefined;
-    if (context.ownsScope) handles.close(context.scopeKey);
-    else handles.calls.close(context.callKey);
+    closeOwnedCall(context, system);
     // The call is over: its signal, which its listeners and body hold, says so.
     controller?.abort();
     return;
