@@ -1,8 +1,7 @@
 import type { Listener } from '../seams/index.js';
 import { defaultBlockReason } from './codec.js';
-import { fireHookEvent } from './fire.js';
-import { type ListenerKit, payloadScope } from './listenerKit.js';
-import { buildPayload } from './payload.js';
+import type { ListenerKit } from './listenerKit.js';
+import { fireToolEvent, rememberStop, targetOf } from './onToolUse.js';
 import { HookEvent } from './types.js';
 
 const event = HookEvent.permissionRequest;
@@ -15,29 +14,9 @@ const event = HookEvent.permissionRequest;
  * @param kit the applied bridge's shared state
  */
 export function createPermissionRequestListener(kit: ListenerKit): Listener<'tools/approval'> {
-  const { runtime } = kit;
   return async ({ exec }, next) => {
-    const scope = payloadScope(kit, exec.agent, exec.turn);
-    const record =
-      exec.agent !== undefined && exec.turn !== undefined
-        ? { agent: exec.agent, turn: exec.turn }
-        : undefined;
-    const fired = await fireHookEvent(runtime, {
-      event,
-      subject: exec.name,
-      tool: { name: exec.name, input: exec.arguments },
-      payload: buildPayload(runtime.rules, event, scope, {
-        tool_name: exec.name,
-        tool_input: exec.arguments,
-        tool_use_id: exec.callId,
-        permission_suggestions: [],
-      }),
-      cwd: scope.cwd,
-      signal: exec.signal,
-      callId: exec.callId,
-      ...(record ? { record } : {}),
-      logger: kit.seams.logger,
-    });
+    const target = targetOf(exec);
+    const fired = await fireToolEvent(kit, target, event, { permission_suggestions: [] });
     if (fired === undefined) return next();
     const { merged } = fired;
     const interrupt = merged.interrupt
@@ -45,11 +24,7 @@ export function createPermissionRequestListener(kit: ListenerKit): Listener<'too
         ? {}
         : { reason: merged.reason }
       : undefined;
-    const stop = merged.stop ?? interrupt;
-    if (stop !== undefined && exec.agent !== undefined && exec.turn !== undefined) {
-      const state = kit.states.get(exec.agent, exec.turn);
-      state.pendingStop ??= stop;
-    }
+    rememberStop(kit, target, merged.stop ?? interrupt);
     if (merged.kind === 'block' || merged.stop !== undefined) {
       const reason = merged.reason ?? merged.stop?.reason ?? defaultBlockReason(event);
       return { outcome: 'rejected', reason };

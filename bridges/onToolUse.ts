@@ -11,7 +11,7 @@ import { HookEvent, type HookEventName } from './types.js';
 import { appliedRewrite, foldUpdatedInputs, notHonored } from './updatedInput.js';
 
 /** The call a tool hook fires for: a sealed execution, or a call still in `tools/prepare`. */
-interface ToolTarget {
+export interface ToolTarget {
   readonly callId: string;
   readonly name: string;
   /** What the hooks see as `tool_input` (and `if` conditions test). */
@@ -21,11 +21,13 @@ interface ToolTarget {
   readonly signal: AbortSignal;
 }
 
-function targetOf(exec: ToolExecution): ToolTarget {
+/** The call a tool hook fires for, read from a sealed execution. */
+export function targetOf(exec: ToolExecution): ToolTarget {
   return { ...exec, input: exec.arguments };
 }
 
-function fireToolEvent(
+/** Fires a tool hook event with the Claude/Codex tool payload (`tool_name`, `tool_input`, `tool_use_id`, plus `extra`). */
+export function fireToolEvent(
   kit: ListenerKit,
   target: ToolTarget,
   event: HookEventName,
@@ -54,7 +56,7 @@ function fireToolEvent(
 }
 
 /** Remembers a `continue: false` so the bridge's `agent/turn-stop` listener ends the turn after this step. */
-function rememberStop(
+export function rememberStop(
   kit: ListenerKit,
   target: Pick<ToolTarget, 'agent' | 'turn'>,
   stop: { reason?: string } | undefined,
