@@ -15,8 +15,7 @@ export const toolCallMachine = toolCallSetup.createMachine({
     scopeKey: input.scopeKey ?? `${self.sessionId}:scope`,
     callKey: input.callKey ?? `${input.scopeKey ?? `${self.sessionId}:scope`}/${self.sessionId}`,
     request: input.callKey === undefined ? (input.call ?? null) : null,
-    ownsCall: input.callKey === undefined,
-    ownsScope: input.callKey === undefined && input.scopeKey === undefined,
+    owns: input.callKey !== undefined ? 'nothing' : input.scopeKey === undefined ? 'scope' : 'call',
     batched: input.batched ?? false,
     turn: input.turn ?? null,
     step: input.step ?? null,
@@ -38,9 +37,7 @@ export const toolCallMachine = toolCallSetup.createMachine({
     skipPost: false,
     result: null,
     askReason: null,
-    preContexts: [],
-    bodyContexts: [],
-    postContexts: [],
+    contexts: { pre: [], body: [], post: [] },
   }),
   // A call without a `callKey` opens its own handles (and, without a `scopeKey`, its own scope); the
   // call's signal (aborted by ABORT or by the run's signal) comes back as ABORT.

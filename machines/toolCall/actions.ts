@@ -120,7 +120,7 @@ export function createToolCallActions(servicesOf: ServicesResolver<ToolMachineSe
       any,
       any
     >(({ context, system }): void => {
-      if (!context.ownsCall) return;
+      if (context.owns === 'nothing') return;
       if (context.request === null) {
         throw new TypeError(
           `Expected the toolCall input to carry \`call: { callId, name, arguments }\` or the \`callKey\` of an opened call, got neither (call key "${context.callKey}")`,
@@ -128,7 +128,7 @@ export function createToolCallActions(servicesOf: ServicesResolver<ToolMachineSe
       }
       const services = servicesOf({ system });
       const { scopes, calls } = liveHandlesOf(system);
-      if (context.ownsScope) {
+      if (context.owns === 'scope') {
         scopes.openAs(context.scopeKey, {
           seams: services.seams.snapshot(services.agent?.id),
           controller: new AbortController(),
@@ -184,8 +184,8 @@ export function createToolCallActions(servicesOf: ServicesResolver<ToolMachineSe
 
 /** A standalone call closes what it opened: its scope (with its handles) or just its handles; a batched call closes nothing. */
 export function closeOwnedCall(context: ToolCallContext, system: ActorSystem<any>): void {
-  if (!context.ownsCall) return;
+  if (context.owns === 'nothing') return;
   const handles = liveHandlesOf(system);
-  if (context.ownsScope) handles.close(context.scopeKey);
+  if (context.owns === 'scope') handles.close(context.scopeKey);
   else handles.calls.close(context.callKey);
 }
