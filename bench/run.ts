@@ -265,13 +265,18 @@ const hang: ModelAdapter = {
     new Promise((_, reject) => req.signal.addEventListener('abort', () => reject(new Error('aborted')))),
 };
 
-/** 1,000 agents each with a turn in flight (its model request issued): wall time and heap for all of them. */
-async function benchInFlight(): Promise<void> {
-  const count = 1000;
+/**
+ * `count` new agents each with a turn in flight (its model request issued): wall time until the last
+ * request is issued, and the heap of all of them. `shared`: the host passes every agent the same seams
+ * and tool registry (a server with many sessions); otherwise each agent gets its own.
+ */
+async function inFlight(count: number, shared: boolean, runs: number): Promise<{ ms: number; mib: number }> {
   const gc = (globalThis as { gc?: () => void }).gc;
   const times: number[] = [];
   const heaps: number[] = [];
-  for (let run = 0; run < Math.min(RUNS, 5); run++) {
+  const seams = createSeams();
+  const tools = createToolRegistry();
+  for (let run = 0; run < runs; run++) {
     gc?.();
     const before = process.memoryUsage().heapUsed;
     let requested = 0;
@@ -288,7 +293,9 @@ async function benchInFlight(): Promise<void> {
     const start = process.hrtime.bigint();
     const agents = [];
     for (let i = 0; i < count; i++) {
-      const agent = createAgent({ seams: createSeams(), tools: createToolRegistry(), model });
+      const agent = shared
+        ? createAgent({ seams, tools, model })
+        : createAgent({ seams: createSeams(), tools: createToolRegistry(), model });
       agent.followup('hi');
       agents.push(agent);
     }
@@ -298,17 +305,36 @@ async function benchInFlight(): Promise<void> {
     heaps.push((process.memoryUsage().heapUsed - before) / 1024 / 1024);
     await Promise.all(agents.map((a) => a.dispose()));
   }
+  return { ms: median(times), mib: median(heaps) };
+}
+
+/** 1,000 agents (own seams and registry each) and 10,000 agents (host-shared) with a turn in flight. */
+async function benchInFlight(): Promise<void> {
+  const small = await inFlight(1000, false, Math.min(RUNS, 5));
   rows.push({
     name: 'inFlight.1000agents',
     label: '1,000 agents to a turn in flight (all model requests issued)',
     unit: 'ms',
-    median: median(times),
+    median: small.ms,
   });
   rows.push({
     name: 'inFlight.1000agents.heap',
     label: 'heap of 1,000 agents with a turn in flight',
     unit: 'MiB',
-    median: median(heaps),
+    median: small.mib,
+  });
+  const large = await inFlight(10_000, true, Math.min(RUNS, 3));
+  rows.push({
+    name: 'inFlight.10000agents',
+    label: '10,000 agents to a turn in flight, host-shared seams/tools',
+    unit: 'ms',
+    median: large.ms,
+  });
+  rows.push({
+    name: 'inFlight.10000agents.heap',
+    label: 'heap of 10,000 agents with a turn in flight',
+    unit: 'MiB',
+    median: large.mib,
   });
 }
 

@@ -114,12 +114,12 @@ export const turnMachine = turnSetup.createMachine({
                       type: 'emitDefaultDecided',
                       params: ({ context }) => ({
                         seam: Seam.promptSubmit,
-                        decision: defaultPromptDecision(context.item),
+                        decision: defaultPromptDecision(context.input.item),
                       }),
                     },
                     {
                       type: 'recordPrompt',
-                      params: ({ context }) => ({ decision: defaultPromptDecision(context.item) }),
+                      params: ({ context }) => ({ decision: defaultPromptDecision(context.input.item) }),
                     },
                   ],
                 },
@@ -346,12 +346,12 @@ export const turnMachine = turnSetup.createMachine({
                           type: 'emitDefaultDecided',
                           params: ({ context }) => ({
                             seam: Seam.turnContinuation,
-                            decision: defaultContinuation(context),
+                            decision: defaultContinuation(context.thisStep),
                           }),
                         },
                         {
                           type: 'applyContinuation',
-                          params: ({ context }) => ({ decision: defaultContinuation(context) }),
+                          params: ({ context }) => ({ decision: defaultContinuation(context.thisStep) }),
                         },
                       ],
                     },
@@ -482,7 +482,7 @@ export const turnMachine = turnSetup.createMachine({
       invoke: {
         id: 'flushLog',
         src: 'flushLog',
-        input: ({ context }) => ({ turn: context.turn }),
+        input: ({ context }) => ({ turn: context.input.turn }),
         onDone: 'done',
         // A failed flush is reported, never appended (the turn is closed).
         onError: {

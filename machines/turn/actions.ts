@@ -67,8 +67,8 @@ export interface TurnActionImplementations {
 type Services = Pick<TurnMachineServices, 'log' | 'seams' | 'reportError'>;
 
 /** A continuation reason's steering item id: stable, so the same run yields the same ids. */
-export function continuationItemId(context: Pick<TurnContext, 'agentId' | 'turn' | 'step'>): string {
-  return `${context.agentId}:t${context.turn}:s${context.step}:continue`;
+export function continuationItemId(context: Pick<TurnContext, 'input' | 'step'>): string {
+  return `${context.input.agentId}:t${context.input.turn}:s${context.step}:continue`;
 }
 
 /**
@@ -77,7 +77,7 @@ export function continuationItemId(context: Pick<TurnContext, 'agentId' | 'turn'
  */
 export function createTurnActions(servicesOf: ServicesResolver<Services>): TurnActionImplementations {
   const scopeOf = (services: Services, context: TurnContext): DispatchScope =>
-    createReportingScope(services, context.agentId, context.turn);
+    createReportingScope(services, context.input.agentId, context.input.turn);
   const notify = <TName extends NotifySeamName>(
     services: Services,
     name: TName,
@@ -106,7 +106,7 @@ export function createTurnActions(servicesOf: ServicesResolver<Services>): TurnA
             services.reportError({
               error: toFailure(error),
               origin: 'turn',
-              turn: context.turn,
+              turn: context.input.turn,
               step: context.step,
             });
         }
@@ -130,9 +130,9 @@ export function createTurnActions(servicesOf: ServicesResolver<Services>): TurnA
       // so the turn leaves `opening` only once turn/start is really in the log.
       try {
         log.appendCore('turn/start', {
-          turn: context.turn,
+          turn: context.input.turn,
           // The claimed inbox item, as its inbox/accepted named it.
-          trigger: { kind: 'message', source: context.item.source, itemId: context.item.id },
+          trigger: { kind: 'message', source: context.input.item.source, itemId: context.input.item.id },
         });
       } catch (error) {
         self.send({ type: 'INTERNAL_ERROR', error: toFailure(error) } satisfies TurnEvent);
@@ -141,7 +141,7 @@ export function createTurnActions(servicesOf: ServicesResolver<Services>): TurnA
       self.send({ type: 'TURN_OPENED' } satisfies TurnEvent);
     },
     recordPrompt: contained((args, params: { decision: PromptDecision }) => {
-      const { item } = args.context;
+      const { item } = args.context.input;
       const { log } = args.services;
       if (params.decision.kind !== 'allow') return;
       const content = params.decision.content ?? [...item.content];
@@ -154,7 +154,7 @@ export function createTurnActions(servicesOf: ServicesResolver<Services>): TurnA
     }),
     recordBlocked: contained(
       ({ context, services }, params: { reason: string; contexts: readonly HookContext[] }) => {
-        const { content, source } = context.item;
+        const { content, source } = context.input.item;
         services.log.appendCore('prompt/blocked', { content: [...content], source, reason: params.reason });
         appendContexts(services.log, params.contexts);
       },
@@ -165,12 +165,12 @@ export function createTurnActions(servicesOf: ServicesResolver<Services>): TurnA
           seam: params.seam,
           decidedBy: 'default',
           decision: params.decision,
-          turn: context.turn,
+          turn: context.input.turn,
         };
         notify(
           services,
           'seam/decided',
-          { agentId: context.agentId, ...payload } as SeamCtx<'seam/decided'>,
+          { agentId: context.input.agentId, ...payload } as SeamCtx<'seam/decided'>,
           context,
         );
       },
@@ -181,11 +181,11 @@ export function createTurnActions(servicesOf: ServicesResolver<Services>): TurnA
         notify(
           services,
           'agent/inbox/dequeue',
-          { agentId: context.agentId, id: item.id, steering: true },
+          { agentId: context.input.agentId, id: item.id, steering: true },
           context,
         );
         log.appendCore('steering/message', {
-          turn: context.turn,
+          turn: context.input.turn,
           content: [...item.content],
           source: item.source,
           ...(item.meta === undefined ? {} : { meta: item.meta }),
@@ -197,14 +197,14 @@ export function createTurnActions(servicesOf: ServicesResolver<Services>): TurnA
     // `openStep` ran first: a refused step/start leaves no step to close.
     appendStepStart: contained(
       ({ context, services }) => {
-        services.log.appendCore('step/start', { turn: context.turn, step: context.step });
+        services.log.appendCore('step/start', { turn: context.input.turn, step: context.step });
       },
       { stepOpen: false },
     ),
     recordAnswer: contained(({ context, services }, params: { answer: AcceptedAnswer }) => {
       const { content, finish, usage } = params.answer;
       services.log.appendCore('assistant/message', {
-        turn: context.turn,
+        turn: context.input.turn,
         step: context.step,
         content,
         finish,
@@ -213,12 +213,12 @@ export function createTurnActions(servicesOf: ServicesResolver<Services>): TurnA
     }),
     appendStepFifo: contained(({ context, services }) => appendContexts(services.log, context.stepFifo)),
     appendStepEnd: contained(({ context, services }) => {
-      services.log.appendCore('step/end', { turn: context.turn, step: context.step });
+      services.log.appendCore('step/end', { turn: context.input.turn, step: context.step });
     }),
     closeOpenStep: contained(({ context, services }) => {
       if (!context.stepOpen) return;
       appendContexts(services.log, context.stepFifo);
-      services.log.appendCore('step/end', { turn: context.turn, step: context.step });
+      services.log.appendCore('step/end', { turn: context.input.turn, step: context.step });
     }),
     appendInjection: contained(({ self, services }, params: { injection: HookContext }) => {
       try {
@@ -236,7 +236,7 @@ export function createTurnActions(servicesOf: ServicesResolver<Services>): TurnA
         services,
         'agent/inbox/enqueue',
         {
-          agentId: context.agentId,
+          agentId: context.input.agentId,
           id: item.id,
           content: item.content,
           source: item.source,
@@ -252,18 +252,18 @@ export function createTurnActions(servicesOf: ServicesResolver<Services>): TurnA
       notify(
         services,
         'agent/inbox/discard',
-        { agentId: context.agentId, items: [{ id, steering: true }] },
+        { agentId: context.input.agentId, items: [{ id, steering: true }] },
         context,
       );
     }),
     discardSteering: contained(({ context, services }) => {
       if (context.steering.length === 0) return;
       const items = context.steering.map((item) => ({ id: item.id, steering: true }));
-      notify(services, 'agent/inbox/discard', { agentId: context.agentId, items }, context);
+      notify(services, 'agent/inbox/discard', { agentId: context.input.agentId, items }, context);
     }),
     abortTurn: contained(({ context, system }) => {
       liveHandlesOf(system)
-        .scopes.get(context.scopeKey)
+        .scopes.get(context.input.scopeKey)
         .controller.abort(context.cancel ?? { kind: 'user' });
     }),
     reportFailure: contained(({ context, services }, params: { origin: string }) => {
@@ -272,7 +272,7 @@ export function createTurnActions(servicesOf: ServicesResolver<Services>): TurnA
       services.reportError({
         error: code === undefined ? { message } : { message, code },
         origin: params.origin,
-        turn: context.turn,
+        turn: context.input.turn,
         step,
       });
     }),
@@ -280,7 +280,7 @@ export function createTurnActions(servicesOf: ServicesResolver<Services>): TurnA
       services.reportError({
         error: toFailure(params.error),
         origin: params.origin,
-        turn: context.turn,
+        turn: context.input.turn,
         step: context.step,
       });
     }),
@@ -303,11 +303,11 @@ export function createTurnActions(servicesOf: ServicesResolver<Services>): TurnA
         const reason = context.endReason;
         services.log.appendCore(
           'turn/end',
-          usage ? { turn: context.turn, reason, usage } : { turn: context.turn, reason },
+          usage ? { turn: context.input.turn, reason, usage } : { turn: context.input.turn, reason },
         );
       } catch (error) {
         // The turn is over either way; a refused turn/end can only be reported.
-        services.reportError({ error: toFailure(error), origin: 'turn/end', turn: context.turn });
+        services.reportError({ error: toFailure(error), origin: 'turn/end', turn: context.input.turn });
       }
     },
     notifyClosed: ({ self }: Args): void => {
@@ -318,7 +318,7 @@ export function createTurnActions(servicesOf: ServicesResolver<Services>): TurnA
       servicesOf({ system }).reportError({
         error: toFailure(params.error),
         origin: 'session/flush',
-        turn: context.turn,
+        turn: context.input.turn,
       });
     },
   };

@@ -21,6 +21,8 @@ import type {
   ModelInput,
   PromptSubmitInput,
   RequestErrorInput,
+  RequestRetries,
+  StepState,
   ToolBatchInput,
   TurnContext,
   TurnFailure,
@@ -37,10 +39,8 @@ export function defaultPromptDecision(item: InboxItem): PromptDecision {
 }
 
 /** The continuation default: continue when the step ran tools or drained steering after the batch. */
-export function defaultContinuation(
-  context: Pick<TurnContext, 'hadToolCalls' | 'steered'>,
-): ContinuationDecision {
-  return context.hadToolCalls || context.steered ? { action: 'continue' } : { action: 'stop' };
+export function defaultContinuation(step: Pick<StepState, 'hadToolCalls' | 'steered'>): ContinuationDecision {
+  return step.hadToolCalls || step.steered ? { action: 'continue' } : { action: 'stop' };
 }
 
 /** A failure at `step` (0 before the first step). */
@@ -116,28 +116,35 @@ export function blockContexts(decision: PromptDecision): readonly HookContext[] 
   return decision.kind === 'block' ? (decision.additionalContexts ?? []) : [];
 }
 
+/** A step's state when it begins: no answer, no decision. */
+export const freshStep: StepState = Object.freeze({
+  calls: Object.freeze([]),
+  hadToolCalls: false,
+  steered: false,
+  proceed: false,
+});
+
+/** No failed request yet, or the last step succeeded. */
+export const noRetries: RequestRetries = Object.freeze({ failures: 0, lastFailure: null });
+
 /** The turn's context when it starts: the input, step 0, empty FIFOs, nothing decided. */
 export function initialTurnContext(input: TurnInput): TurnContext {
   return {
-    ...input,
+    input,
     step: 0,
     stepOpen: false,
     stepFifo: [],
+    thisStep: freshStep,
     steering: [],
     dropped: [],
     held: [],
-    calls: [],
-    hadToolCalls: false,
-    steered: false,
     maxTokens: false,
     maxSteps: false,
     answered: false,
-    requestFailures: 0,
-    requestFailure: null,
+    request: noRetries,
     failure: null,
     rejected: null,
     cancel: null,
-    proceed: false,
     stop: null,
     endReason: null,
   };
@@ -156,11 +163,12 @@ export function toTurnOutput(context: TurnContext): TurnOutput {
 
 /** The input every turn seam actor gets: where it runs (scope, agent, turn, step). */
 export function seamInputOf({ context }: { context: TurnContext }): TurnSeamInput {
-  return { scopeKey: context.scopeKey, agentId: context.agentId, turn: context.turn, step: context.step };
+  const { scopeKey, agentId, turn } = context.input;
+  return { scopeKey, agentId, turn, step: context.step };
 }
 
 export function promptSubmitInputOf({ context }: { context: TurnContext }): PromptSubmitInput {
-  return { ...seamInputOf({ context }), item: context.item };
+  return { ...seamInputOf({ context }), item: context.input.item };
 }
 
 export function modelInputOf({ context }: { context: TurnContext }): ModelInput {
@@ -168,19 +176,19 @@ export function modelInputOf({ context }: { context: TurnContext }): ModelInput 
 }
 
 export function toolBatchInputOf({ context }: { context: TurnContext }): ToolBatchInput {
-  const { scopeKey, turn, step, maxParallel } = context;
-  return { scopeKey, turn, step, calls: [...context.calls], maxParallel };
+  const { scopeKey, turn, maxParallel } = context.input;
+  return { scopeKey, turn, step: context.step, calls: [...context.thisStep.calls], maxParallel };
 }
 
 export function continuationInputOf({ context }: { context: TurnContext }): ContinuationInput {
-  return { ...seamInputOf({ context }), defaultDecision: defaultContinuation(context) };
+  return { ...seamInputOf({ context }), defaultDecision: defaultContinuation(context.thisStep) };
 }
 
 export function requestErrorInputOf({ context }: { context: TurnContext }): RequestErrorInput {
   return {
     ...seamInputOf({ context }),
-    error: context.requestFailure ?? { message: 'The model request failed' },
-    priorFailures: context.requestFailures - 1,
+    error: context.request.lastFailure ?? { message: 'The model request failed' },
+    priorFailures: context.request.failures - 1,
   };
 }
 

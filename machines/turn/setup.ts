@@ -13,7 +13,7 @@ import { unprovidedActors } from '../runtime/unprovided.js';
 import type { ToolBatchOutput } from '../toolBatch/types.js';
 import { toolBatchMachine } from '../toolBatch.js';
 import { continuationItemId } from './actions.js';
-import { type AcceptedAnswer, resolveTurnEndReason, toTurnFailure } from './rules.js';
+import { type AcceptedAnswer, freshStep, noRetries, resolveTurnEndReason, toTurnFailure } from './rules.js';
 import type {
   ContinuationInput,
   ModelInput,
@@ -95,13 +95,7 @@ export const turnSetup = setup({
     // Checked when it runs, not when it is planned: a cancel can make the batch finish first.
     abortBatch: ({ self }) => void sendToLiveChild(self, 'toolBatch', { type: 'ABORT' }),
     // Context updates (pure).
-    beginStep: assign(({ context }) => ({
-      step: context.step + 1,
-      calls: [],
-      hadToolCalls: false,
-      steered: false,
-      proceed: false,
-    })),
+    beginStep: assign(({ context }) => ({ step: context.step + 1, thisStep: freshStep })),
     openStep: assign({ stepOpen: true }),
     closeStep: assign({ stepOpen: false, stepFifo: [] }),
     clearStepFifo: assign({ stepFifo: [] }),
@@ -115,24 +109,30 @@ export const turnSetup = setup({
       steering: ({ context }, params: { item: InboxItem }) => [...context.steering, params.item],
     }),
     clearSteering: assign({ steering: [] }),
-    markSteered: assign({ steered: ({ context }) => context.steering.length > 0 }),
+    markSteered: assign({
+      thisStep: ({ context }) => ({ ...context.thisStep, steered: context.steering.length > 0 }),
+    }),
     acceptAnswer: assign(({ context }, params: { answer: AcceptedAnswer }) => ({
-      calls: params.answer.calls,
-      hadToolCalls: params.answer.calls.length > 0,
+      thisStep: {
+        ...context.thisStep,
+        calls: params.answer.calls,
+        hadToolCalls: params.answer.calls.length > 0,
+      },
       maxTokens: context.maxTokens || params.answer.finish === 'max-tokens',
       answered: true,
-      requestFailures: 0,
-      requestFailure: null,
+      request: noRetries,
     })),
-    recordRequestFailure: assign(({ context }, params: { error: unknown }) => ({
-      requestFailures: context.requestFailures + 1,
-      requestFailure: toFailure(params.error),
-    })),
+    recordRequestFailure: assign({
+      request: ({ context }, params: { error: unknown }) => ({
+        failures: context.request.failures + 1,
+        lastFailure: toFailure(params.error),
+      }),
+    }),
     failRequest: assign({
       failure: ({ context }) =>
         context.failure ?? {
           step: context.step,
-          ...(context.requestFailure ?? { message: 'The model request failed' }),
+          ...(context.request.lastFailure ?? { message: 'The model request failed' }),
         },
     }),
     recordFailure: assign({
@@ -150,8 +150,9 @@ export const turnSetup = setup({
     ),
     applyContinuation: assign(({ context }, params: { decision: ContinuationDecision }) => {
       const { decision } = params;
-      if (decision.action !== 'continue' || !decision.reason)
-        return { proceed: decision.action === 'continue' };
+      const proceed = decision.action === 'continue';
+      const thisStep = { ...context.thisStep, proceed };
+      if (decision.action !== 'continue' || !decision.reason) return { thisStep };
       const item: InboxItem = {
         id: continuationItemId(context),
         content: decision.reason.content,
@@ -159,7 +160,7 @@ export const turnSetup = setup({
         contexts: [],
         wakeup: true,
       };
-      return { proceed: true, steering: [...context.steering, item] };
+      return { thisStep, steering: [...context.steering, item] };
     }),
     recordStop: assign({
       stop: (_, params: { output: TurnStopOutput }) =>
@@ -178,20 +179,21 @@ export const turnSetup = setup({
     settleReason: assign({ endReason: ({ context }) => resolveTurnEndReason(context) }),
   },
   guards: {
-    seamIsEmpty: ({ context }, params: { seam: TurnSeamName }) => !context.seamsPresent[params.seam],
+    seamIsEmpty: ({ context }, params: { seam: TurnSeamName }) => !context.input.seamsPresent[params.seam],
     promptBlocked: ({ event }) => outputOf<PromptDecision>(event)?.kind === 'block',
     batchFailed: ({ event }) => outputOf<ToolBatchOutput>(event)?.error !== undefined,
-    answerHasToolCalls: ({ context }) => context.calls.length > 0,
+    answerHasToolCalls: ({ context }) => context.thisStep.calls.length > 0,
     isCancelled: ({ context }) => context.cancel !== null,
     hasFailure: ({ context }) => context.failure !== null,
     retryAllowed: ({ context, event }) =>
       outputOf<RequestErrorDecision>(event)?.action === 'retry' &&
-      context.requestFailures <= context.maxRequestRetries,
+      context.request.failures <= context.input.maxRequestRetries,
     stopReturned: ({ event }) => outputOf<TurnStopOutput>(event)?.decision !== undefined,
-    shouldContinue: ({ context }) => context.proceed || context.steering.length > 0,
+    shouldContinue: ({ context }) => context.thisStep.proceed || context.steering.length > 0,
     // The turn would go back into `step`, but it has taken `maxStepsPerTurn` steps.
     stepCapReached: ({ context }) =>
-      (context.proceed || context.steering.length > 0) && context.step >= context.maxStepsPerTurn,
+      (context.thisStep.proceed || context.steering.length > 0) &&
+      context.step >= context.input.maxStepsPerTurn,
   },
   delays: {
     cancelGrace: 5000,

@@ -42,39 +42,54 @@ export interface TurnFailure {
   readonly code?: string | undefined;
 }
 
-/** Plain-data context of the turn machine. */
-export interface TurnContext extends Omit<TurnInput, 'seamsPresent'> {
-  readonly seamsPresent: SeamsPresent;
+/** What the current step's answer and decisions say; a fresh one when each step begins. */
+export interface StepState {
+  /** Tool-call blocks of the step's answer (model order). */
+  readonly calls: readonly ToolCallBlock[];
+  readonly hadToolCalls: boolean;
+  /** Steering was drained into the step after its batch. */
+  readonly steered: boolean;
+  /** The step's continuation decision (before the steering override). */
+  readonly proceed: boolean;
+}
+
+/** The model request's retry count and its last failure. */
+export interface RequestRetries {
+  /** Consecutive failed requests (reset by a successful step). */
+  readonly failures: number;
+  readonly lastFailure: Failure | null;
+}
+
+/**
+ * Plain-data context of the turn machine. Under 20 top-level keys: XState's `assign` copies it with
+ * `Object.assign({}, …)`, which V8 turns into a slow dictionary from 20 keys on (decisions.md).
+ */
+export interface TurnContext {
+  /** What the agent started the turn with; never changes. */
+  readonly input: TurnInput;
   /** Current step number; 0 until the first step is entered. */
   readonly step: number;
   /** `step/start` appended and `step/end` still owed. */
   readonly stepOpen: boolean;
   /** Contexts accepted while the step's request or batch is in flight, in arrival order. */
   readonly stepFifo: readonly HookContext[];
+  readonly thisStep: StepState;
   /** Pending steering for the next step of this turn. */
   readonly steering: readonly InboxItem[];
   /** Steering dropped by a cancel without `keepInbox` (the agent discards it). */
   readonly dropped: readonly InboxItem[];
   /** Injections that arrived after `turn/end`: the agent writes them as injection turns. */
   readonly held: readonly Injection[];
-  /** Tool-call blocks of the current step's answer (model order). */
-  readonly calls: readonly ToolCallBlock[];
-  readonly hadToolCalls: boolean;
-  readonly steered: boolean;
   /** Sticky once any step finished `max-tokens`. */
   readonly maxTokens: boolean;
   /** The turn closed at the step cap. */
   readonly maxSteps: boolean;
   /** A step of this turn has an answer (a forcing `toolChoice` then resets to `auto`). */
   readonly answered: boolean;
-  /** Consecutive failed requests (reset by a successful step). */
-  readonly requestFailures: number;
-  readonly requestFailure: Failure | null;
+  readonly request: RequestRetries;
   readonly failure: TurnFailure | null;
   readonly rejected: string | null;
   readonly cancel: CancelCause | null;
-  /** The continuation decision of the current step (before the steering override). */
-  readonly proceed: boolean;
   readonly stop: { readonly stoppedBy: string; readonly stopReason?: string } | null;
   readonly endReason: TurnEndReason | null;
 }

@@ -39,7 +39,7 @@ export function serializeTurnState(snapshot: AnyMachineSnapshot): string {
     c.steering.length > 0,
     c.cancel?.kind ?? null,
     c.failure !== null,
-    c.requestFailures,
+    c.request.failures,
   ]);
 }
 
