@@ -1,6 +1,4 @@
 import { type ActorSystem, enqueueActions } from 'xstate';
-import type { JsonValue } from '../../kernel/index.js';
-import { describeThrown } from '../../kernel/index.js';
 import type { ToolExecution } from '../../seams/types.js';
 import { describeToolCallRecord, sealToolCall } from '../../tools/index.js';
 import { liveHandlesOf } from '../runtime/liveHandles.js';

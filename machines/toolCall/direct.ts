@@ -61,14 +61,13 @@ export function createDirectCall(servicesOf: ServicesResolver<ToolMachineService
     // Sealed whatever the outcome, as `sealing` does, so finalize still finds the call.
     const { scopes, calls } = liveHandlesOf(system);
     const handles = calls.get(place.callKey);
-    const sealed = (handles.sealed ??= sealToolCall(
-      detachCall(services, handles, scopes.get(place.scopeKey), place),
-    ));
+    handles.sealed ??= sealToolCall(detachCall(services, handles, scopes.get(place.scopeKey), place));
+    const { exec } = handles.sealed;
     // `detach.done` as the chart reads it: invalid-args and pre-aborted settle before any dispatch.
     if (detached.outcome === 'invalid-args')
       return skipped(createFailureResult('INVALID_ARGS', detached.message ?? 'Invalid arguments'));
     if (detached.outcome === 'pre-aborted') return skipped(createAbortedBeforeDispatch());
-    reportDefaultDecision(services, place, sealed.exec, 'tools/pre-execute');
+    reportDefaultDecision(services, place, exec, 'tools/pre-execute');
     const phase = new AbortController();
     handles.phase = phase;
     const { result, contexts } = await phases.async
