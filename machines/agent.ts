@@ -47,18 +47,27 @@ export const agentMachine = agentSetup.createMachine({
     starting: {
       entry: 'announceResumed',
       // Awaited once before the first turn; it cannot veto and may only delay by sessionStartTimeout.
-      always: [STORE_FAILED_EDGE, { guard: 'sessionStartIsEmpty', target: 'ready' }],
-      invoke: {
-        id: 'sessionStart',
-        src: 'sessionStart',
-        input: ({ context }) => ({ agentId: context.agentId, source: context.source }),
-        onDone: 'ready',
-        onError: {
-          target: 'ready',
-          actions: { type: 'reportSessionStartFailure', params: ({ event }) => ({ error: event.error }) },
+      // Like a turn seam (`machines.md`): without a listener, `check` skips it and no actor or timer is built.
+      initial: 'check',
+      states: {
+        check: {
+          always: [STORE_FAILED_EDGE, { guard: 'sessionStartIsEmpty', target: '#agent.ready' }, 'running'],
+        },
+        running: {
+          always: STORE_FAILED_EDGE,
+          invoke: {
+            id: 'sessionStart',
+            src: 'sessionStart',
+            input: ({ context }) => ({ agentId: context.agentId, source: context.source }),
+            onDone: '#agent.ready',
+            onError: {
+              target: '#agent.ready',
+              actions: { type: 'reportSessionStartFailure', params: ({ event }) => ({ error: event.error }) },
+            },
+          },
+          after: { sessionStartTimeout: { target: '#agent.ready', actions: 'reportLateSessionStart' } },
         },
       },
-      after: { sessionStartTimeout: { target: 'ready', actions: 'reportLateSessionStart' } },
       on: {
         SEND: { actions: enqueueAs(false) },
         QUEUE: { actions: enqueueAs(false) },

@@ -1,5 +1,41 @@
 import type { AgentEnvironment, ToolEnvironment } from './types.js';
 
+// Classes, not object literals with getters: those are slow-mode dictionaries in V8 (~250 B per agent).
+const noFiles: readonly string[] = Object.freeze([]);
+
+/** The agent's environment channel: its shell env files live in a private field, so it can be frozen. */
+class EnvironmentChannel implements AgentEnvironment {
+  #files: readonly string[] = noFiles;
+
+  constructor() {
+    Object.freeze(this);
+  }
+
+  get shellEnvFiles(): readonly string[] {
+    return this.#files;
+  }
+
+  addShellEnvFile(file: string): void {
+    if (typeof file !== 'string' || file === '')
+      throw new TypeError(`Expected addShellEnvFile() to receive a file path, got ${JSON.stringify(file)}`);
+    if (!this.#files.includes(file)) this.#files = Object.freeze([...this.#files, file]);
+  }
+}
+
+/** The read-only face of an environment channel: it follows later additions. */
+class ToolEnvironmentView implements ToolEnvironment {
+  readonly #env: AgentEnvironment;
+
+  constructor(env: AgentEnvironment) {
+    this.#env = env;
+    Object.freeze(this);
+  }
+
+  get shellEnvFiles(): readonly string[] {
+    return this.#env.shellEnvFiles;
+  }
+}
+
 /**
  * A fresh agent environment channel: plugins add shell env files, tools read them.
  * @example
@@ -7,24 +43,10 @@ import type { AgentEnvironment, ToolEnvironment } from './types.js';
  * env.addShellEnvFile('/tmp/session-env/hook-0.sh');
  */
 export function createAgentEnvironment(): AgentEnvironment {
-  let files: readonly string[] = Object.freeze([]);
-  return Object.freeze({
-    get shellEnvFiles() {
-      return files;
-    },
-    addShellEnvFile(file: string): void {
-      if (typeof file !== 'string' || file === '')
-        throw new TypeError(`Expected addShellEnvFile() to receive a file path, got ${JSON.stringify(file)}`);
-      if (!files.includes(file)) files = Object.freeze([...files, file]);
-    },
-  });
+  return new EnvironmentChannel();
 }
 
 /** The read-only face of an agent environment that tools get as `exec.env` (it follows later additions). */
 export function toolEnvironmentOf(env: AgentEnvironment): ToolEnvironment {
-  return Object.freeze({
-    get shellEnvFiles() {
-      return env.shellEnvFiles;
-    },
-  });
+  return new ToolEnvironmentView(env);
 }

@@ -27,37 +27,129 @@ export interface SessionLogOptions {
  * log.appendCore('turn/start', { turn: 1, trigger: { kind: 'message', source: { kind: 'user' } } });
  */
 export function createSessionLog(options: SessionLogOptions = {}): SessionLog {
-  const store = options.store ?? memoryStore();
-  const now = options.now ?? (() => new Date());
-  const reportListenerError =
-    options.onListenerError ??
-    ((error: unknown, event: LogEvent) =>
-      console.error(`session log: a listener of ${event.type} threw`, error));
-  const events: LogEvent[] = [...store.initialEvents];
-  events.forEach((event, index) => {
-    if (event.seq !== index) {
-      throw new TypeError(
-        `Expected the store's initial events to have seq 0, 1, 2, …; event ${index} has seq ${event.seq}`,
+  return new AppendOnlyLog(options);
+}
+
+const defaultNow = (): Date => new Date();
+const reportToConsole = (error: unknown, event: LogEvent): void =>
+  console.error(`session log: a listener of ${event.type} threw`, error);
+
+// A class, not an object literal with getters (a slow-mode dictionary in V8): one fast-mode instance
+// per agent, its methods on the prototype instead of a closure each (decisions.md).
+class AppendOnlyLog implements SessionLog {
+  readonly maxLineBytes: number;
+  readonly #store: SessionStore;
+  readonly #now: () => Date;
+  readonly #onEvent: ((event: LogEvent) => void) | undefined;
+  readonly #reportListenerError: (error: unknown, event: LogEvent) => void;
+  readonly #events: LogEvent[];
+  // Allocated on first use: most logs never get a subscriber, a deferred event or a failure listener.
+  #listeners: Set<(event: LogEvent) => void> | undefined;
+  #deferred: LogEvent[] | undefined;
+  #failureListeners: ((error: SessionStoreError) => void)[] | undefined;
+  #openTurn: boolean;
+  #dispatching: LogEvent | undefined;
+  #storeFailure: SessionStoreError | undefined;
+
+  constructor(options: SessionLogOptions) {
+    this.#store = options.store ?? memoryStore();
+    this.#now = options.now ?? defaultNow;
+    this.#onEvent = options.onEvent;
+    this.#reportListenerError = options.onListenerError ?? reportToConsole;
+    const events: LogEvent[] = [...this.#store.initialEvents];
+    events.forEach((event, index) => {
+      if (event.seq !== index) {
+        throw new TypeError(
+          `Expected the store's initial events to have seq 0, 1, 2, …; event ${index} has seq ${event.seq}`,
+        );
+      }
+    });
+    this.#events = events;
+    this.maxLineBytes = this.#store.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+    this.#openTurn = findOpenTurn(events);
+  }
+
+  // The live array, not a copy, so request derivation stays incremental; typed read-only.
+  get events(): readonly LogEvent[] {
+    return this.#events;
+  }
+
+  get storeFailure(): SessionStoreError | undefined {
+    return this.#storeFailure;
+  }
+
+  appendCore<TType extends CoreEventType>(
+    type: TType,
+    data: CoreEventData<TType>,
+  ): LogEvent<TType, CoreEventData<TType>> {
+    const resolved = resolveEventType(type);
+    if (resolved.kind !== 'core') {
+      throw new SessionLogError(
+        'NOT_CORE_TYPE',
+        `\`${type}\` is not a core event type; append plugin types with log.append(type, data)`,
       );
     }
-  });
-  const listeners = new Set<(event: LogEvent) => void>();
-  const maxLineBytes = store.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
-  let openTurn = findOpenTurn(events);
-  let dispatching: LogEvent | undefined;
-  // Inbox events written during a dispatch: on disk at once, announced when the dispatch returns.
-  const deferred: LogEvent[] = [];
-  let storeFailure: SessionStoreError | undefined;
-  const failureListeners: ((error: SessionStoreError) => void)[] = [];
-  const noteStoreFailure = (error: unknown): void => {
-    if (storeFailure !== undefined) return;
+    return this.#record(type, data, resolved.schema) as LogEvent<TType, CoreEventData<TType>>;
+  }
+
+  append(type: string, data: JsonValue): LogEvent {
+    if (isCoreEventType(type)) {
+      throw new SessionLogError(
+        'CORE_TYPE_REFUSED',
+        `Cannot append \`${type}\`: core event types are written by the machines; ` +
+          'define a plugin type with defineLogEvent(type, schema) for your own events',
+      );
+    }
+    const resolved = resolveEventType(type);
+    if (resolved.kind === 'unknown') {
+      throw new SessionLogError(
+        'UNKNOWN_TYPE',
+        `Cannot append \`${type}\`: no log event type of that name is registered; call defineLogEvent(type, schema) first`,
+      );
+    }
+    if (!this.#openTurn) {
+      throw new SessionLogError(
+        'NO_OPEN_TURN',
+        `Cannot append \`${type}\` while no turn is open: plugin events are recorded inside a turn`,
+      );
+    }
+    return this.#record(type, data, resolved.schema);
+  }
+
+  subscribe(listener: (event: LogEvent) => void): () => void {
+    this.#listeners ??= new Set();
+    const listeners = this.#listeners;
+    listeners.add(listener);
+    return () => {
+      listeners.delete(listener);
+    };
+  }
+
+  async flush(): Promise<void> {
+    if (this.#storeFailure !== undefined) throw this.#storeFailure;
+    try {
+      await this.#store.flush();
+    } catch (error) {
+      this.#noteStoreFailure(error);
+      throw error;
+    }
+  }
+
+  onStoreFailure(listener: (error: SessionStoreError) => void): void {
+    this.#failureListeners ??= [];
+    this.#failureListeners.push(listener);
+  }
+
+  #noteStoreFailure(error: unknown): void {
+    if (this.#storeFailure !== undefined) return;
     if (!(error instanceof SessionStoreError) || error.code === 'LINE_TOO_LONG' || error.code === 'CLOSED')
       return;
-    storeFailure = error;
-    for (const listener of failureListeners.splice(0)) listener(error);
-  };
+    this.#storeFailure = error;
+    for (const listener of this.#failureListeners?.splice(0) ?? []) listener(error);
+  }
 
-  const record = (type: string, rawData: unknown, schema: z.ZodType): LogEvent => {
+  #record(type: string, rawData: unknown, schema: z.ZodType): LogEvent {
+    const storeFailure = this.#storeFailure;
     if (storeFailure !== undefined) {
       throw new SessionLogError(
         'STORE_WRITE_FAILED',
@@ -65,6 +157,7 @@ export function createSessionLog(options: SessionLogOptions = {}): SessionLog {
         { cause: storeFailure },
       );
     }
+    const dispatching = this.#dispatching;
     if (dispatching !== undefined && !isInboxEventType(type)) {
       throw new SessionLogError(
         'REENTRANT_APPEND',
@@ -91,19 +184,25 @@ export function createSessionLog(options: SessionLogOptions = {}): SessionLog {
         cause: error,
       });
     }
-    const event: LogEvent = Object.freeze({ seq: events.length, type, data, time: now().toISOString() });
+    const events = this.#events;
+    const event: LogEvent = Object.freeze({
+      seq: events.length,
+      type,
+      data,
+      time: this.#now().toISOString(),
+    });
     const line = JSON.stringify(event);
     const lineBytes = Buffer.byteLength(line, 'utf8');
-    if (lineBytes > maxLineBytes) {
+    if (lineBytes > this.maxLineBytes) {
       throw new SessionLogError(
         'LINE_TOO_LONG',
-        `Log event \`${type}\` (seq ${event.seq}) would take a line of ${lineBytes} bytes, over maxLineBytes (${maxLineBytes})`,
+        `Log event \`${type}\` (seq ${event.seq}) would take a line of ${lineBytes} bytes, over maxLineBytes (${this.maxLineBytes})`,
       );
     }
     try {
-      store.write(event, line);
+      this.#store.write(event, line);
     } catch (error) {
-      noteStoreFailure(error);
+      this.#noteStoreFailure(error);
       throw new SessionLogError(
         'STORE_WRITE_FAILED',
         `The store refused log event \`${type}\` (seq ${event.seq})`,
@@ -113,99 +212,41 @@ export function createSessionLog(options: SessionLogOptions = {}): SessionLog {
       );
     }
     events.push(event);
-    if (type === 'turn/start') openTurn = true;
-    if (type === 'turn/end') openTurn = false;
-    if (dispatching !== undefined) deferred.push(event);
-    else dispatch(event);
+    if (type === 'turn/start') this.#openTurn = true;
+    if (type === 'turn/end') this.#openTurn = false;
+    if (dispatching === undefined) this.#dispatch(event);
+    else {
+      this.#deferred ??= [];
+      this.#deferred.push(event);
+    }
     return event;
-  };
+  }
 
-  const dispatch = (first: LogEvent): void => {
-    for (let event: LogEvent | undefined = first; event !== undefined; event = deferred.shift()) {
-      dispatching = event;
+  #dispatch(first: LogEvent): void {
+    for (let event: LogEvent | undefined = first; event !== undefined; event = this.#deferred?.shift()) {
+      this.#dispatching = event;
       try {
-        if (options.onEvent !== undefined) callContained(options.onEvent, event);
+        if (this.#onEvent !== undefined) this.#callContained(this.#onEvent, event);
         // A snapshot, so a listener that unsubscribes (or subscribes) mid-dispatch does not disturb this round.
-        for (const listener of [...listeners]) callContained(listener, event);
+        if (this.#listeners !== undefined && this.#listeners.size > 0)
+          for (const listener of [...this.#listeners]) this.#callContained(listener, event);
       } finally {
-        dispatching = undefined;
+        this.#dispatching = undefined;
       }
     }
-  };
+  }
 
-  const callContained = (listener: (event: LogEvent) => void, event: LogEvent): void => {
+  #callContained(listener: (event: LogEvent) => void, event: LogEvent): void {
     try {
       listener(event);
     } catch (error) {
       try {
-        reportListenerError(error, event);
+        this.#reportListenerError(error, event);
       } catch {
         // The error sink itself failed; nothing else can be told, and the append already happened.
       }
     }
-  };
-
-  return {
-    // The live array, not a copy, so request derivation stays incremental; typed read-only.
-    get events() {
-      return events;
-    },
-    appendCore<TType extends CoreEventType>(type: TType, data: CoreEventData<TType>) {
-      const resolved = resolveEventType(type);
-      if (resolved.kind !== 'core') {
-        throw new SessionLogError(
-          'NOT_CORE_TYPE',
-          `\`${type}\` is not a core event type; append plugin types with log.append(type, data)`,
-        );
-      }
-      return record(type, data, resolved.schema) as LogEvent<TType, CoreEventData<TType>>;
-    },
-    append(type: string, data: JsonValue) {
-      if (isCoreEventType(type)) {
-        throw new SessionLogError(
-          'CORE_TYPE_REFUSED',
-          `Cannot append \`${type}\`: core event types are written by the machines; ` +
-            'define a plugin type with defineLogEvent(type, schema) for your own events',
-        );
-      }
-      const resolved = resolveEventType(type);
-      if (resolved.kind === 'unknown') {
-        throw new SessionLogError(
-          'UNKNOWN_TYPE',
-          `Cannot append \`${type}\`: no log event type of that name is registered; call defineLogEvent(type, schema) first`,
-        );
-      }
-      if (!openTurn) {
-        throw new SessionLogError(
-          'NO_OPEN_TURN',
-          `Cannot append \`${type}\` while no turn is open: plugin events are recorded inside a turn`,
-        );
-      }
-      return record(type, data, resolved.schema);
-    },
-    subscribe(listener) {
-      listeners.add(listener);
-      return () => {
-        listeners.delete(listener);
-      };
-    },
-    flush: async () => {
-      if (storeFailure !== undefined) throw storeFailure;
-      try {
-        await store.flush();
-      } catch (error) {
-        noteStoreFailure(error);
-        throw error;
-      }
-    },
-    maxLineBytes,
-    onStoreFailure(listener) {
-      failureListeners.push(listener);
-    },
-    get storeFailure() {
-      return storeFailure;
-    },
-  };
+  }
 }
 
 // Open iff the last turn boundary is a `turn/start`: plugin appends are refused outside turns.

@@ -139,6 +139,9 @@ export async function runPath<TLog = undefined>(
     if (own && (event.type === '@xstate.microstep' || event.type === '@xstate.snapshot')) {
       visit((event.snapshot as AnyMachineSnapshot).value);
     }
+    // A transition's source was active, even a transient initial state that no snapshot shows.
+    if (own && event.type === '@xstate.microstep')
+      for (const t of event._transitions) visited.add(t.source.id);
   };
   // With a parent, the machine joins the parent's system: its clock and inspection are the parent's.
   if (services.parent) parent = createActor(services.parent, { clock, inspect }).start();

@@ -13,31 +13,43 @@ const agentMachine = createMachine({
   "states": {
     "starting": {
       "entry": "announceResumed",
-      "always": [
-        {
-          "guard": "storeFailed",
-          "target": "#agent.failed"
+      "initial": "check",
+      "states": {
+        "check": {
+          "always": [
+            {
+              "guard": "storeFailed",
+              "target": "#agent.failed"
+            },
+            {
+              "guard": "sessionStartIsEmpty",
+              "target": "#agent.ready"
+            },
+            "running"
+          ]
         },
-        {
-          "guard": "sessionStartIsEmpty",
-          "target": "ready"
-        }
-      ],
-      "invoke": {
-        "id": "sessionStart",
-        "src": "sessionStart",
-        "onDone": "ready",
-        "onError": {
-          "target": "ready",
-          "actions": {
-            "type": "reportSessionStartFailure"
+        "running": {
+          "always": {
+            "guard": "storeFailed",
+            "target": "#agent.failed"
+          },
+          "invoke": {
+            "id": "sessionStart",
+            "src": "sessionStart",
+            "onDone": "#agent.ready",
+            "onError": {
+              "target": "#agent.ready",
+              "actions": {
+                "type": "reportSessionStartFailure"
+              }
+            }
+          },
+          "after": {
+            "sessionStartTimeout": {
+              "target": "#agent.ready",
+              "actions": "reportLateSessionStart"
+            }
           }
-        }
-      },
-      "after": {
-        "sessionStartTimeout": {
-          "target": "ready",
-          "actions": "reportLateSessionStart"
         }
       },
       "on": {

@@ -40,7 +40,7 @@ const external: AgentEvent[] = [
 export const graphEvents: readonly EventObject[] = Object.freeze([
   doneEvent('sessionStart', undefined),
   errorEvent('sessionStart', { message: 'listener failed' }),
-  { type: 'xstate.after.sessionStartTimeout.agent.starting' },
+  { type: 'xstate.after.sessionStartTimeout.agent.starting.running' },
   doneEvent('turn', output({})),
   doneEvent('turn', output({ reason: { kind: 'aborted' }, leftoverSteering: [item('s2', true)] })),
   doneEvent('turn', output({ terminalStopped: true, leftoverSteering: [item('s3', true)] })),

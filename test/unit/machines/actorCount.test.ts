@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { type AnyActorRef, createActor, type InspectionEvent, toPromise } from 'xstate';
 import { z } from 'zod';
 import { createToolCallLogic } from '../../../machines/toolCall/logic.js';
@@ -62,6 +62,50 @@ describe('F01 turn: empty seams create no actor', () => {
     expectInvariants();
     expect(steps).toEqual([1]);
     expect(turnSubtree(recorder.actors)).toEqual(['turn', 'preStep', 'model', 'flushLog']);
+  });
+});
+
+describe('F01 agent: an empty agent/session-start creates no actor and no timer', () => {
+  it('F01 a new agent without a session-start listener is one actor and schedules nothing', async () => {
+    const recorder = recordActors();
+    const setTimer = vi.spyOn(globalThis, 'setTimeout');
+    try {
+      const { agent, expectInvariants } = createTestAgent({
+        script: [],
+        options: { inspect: recorder.inspect },
+      });
+      // Before: the sessionStart actor was built and stopped unstarted, its timeout set and cleared.
+      expect(recorder.actors.map((actor) => actor.id)).toEqual([agent.actor.id]);
+      expect(setTimer).not.toHaveBeenCalled();
+      await agent.dispose();
+      expectInvariants();
+    } finally {
+      setTimer.mockRestore();
+    }
+  });
+
+  it('F01 with a session-start listener it still invokes the seam once, bounded by its timeout', async () => {
+    const recorder = recordActors();
+    const { agent, seams, expectInvariants } = createTestAgent({
+      script: [],
+      options: { inspect: recorder.inspect },
+    });
+    expect(recorder.actors.map((actor) => actor.id)).toEqual([agent.actor.id]);
+    const started: string[] = [];
+    seams.on('agent/session-start', ({ source }) => {
+      started.push(source);
+    });
+    const second = createTestAgent({ script: [], seams, options: { inspect: recorder.inspect } });
+    await second.agent.whenIdle();
+    expect(started).toEqual(['startup']);
+    expect(recorder.actors.map((actor) => actor.id)).toEqual([
+      agent.actor.id,
+      second.agent.actor.id,
+      'sessionStart',
+    ]);
+    await Promise.all([agent.dispose(), second.agent.dispose()]);
+    expectInvariants();
+    second.expectInvariants();
   });
 });
 
