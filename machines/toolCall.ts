@@ -67,6 +67,17 @@ export const toolCallMachine = toolCallSetup.createMachine({
                 target: '#toolCall.sealing',
                 actions: ['recordDetach', 'settleAbortedBeforeDispatch'],
               },
+              // Standalone with no listener on prepare, pre-execute or the guards: straight to the body.
+              {
+                guard: 'detachedForDirectDispatch',
+                target: '#toolCall.dispatching.running',
+                actions: [
+                  'recordDetach',
+                  'sealCall',
+                  { type: 'emitDefaultDecided', params: { seam: 'tools/pre-execute' } },
+                  'markPrepared',
+                ],
+              },
               { target: 'checking', actions: 'recordDetach' },
             ],
             'detach.error': { target: '#toolCall.sealing', actions: 'settlePipelineError' },
@@ -210,7 +221,18 @@ export const toolCallMachine = toolCallSetup.createMachine({
       // The body runs from `running` on and may finish while draining; leaving dispatching stops it.
       exit: 'stopPhase',
       on: {
-        'dispatch.done': { target: 'settled', actions: 'settleDispatched' },
+        'dispatch.done': [
+          // Standalone with nothing to review: finalize at once (the commit and the empty review are skips).
+          {
+            guard: { type: 'reviewIsEmpty', params: { seam: 'tools/post-execute' } },
+            target: 'finalizing',
+            actions: [
+              'settleDispatched',
+              { type: 'emitDefaultDecided', params: { seam: 'tools/post-execute' } },
+            ],
+          },
+          { target: 'settled', actions: 'settleDispatched' },
+        ],
         'dispatch.error': { target: 'settled', actions: 'settlePipelineError' },
       },
       initial: 'reporting',

@@ -146,6 +146,20 @@ export const toolCallSetup = setup({
     detachedAs: ({ event }, params: { outcome: DetachOutcome }) =>
       outputOf<DetachOutput>(event).outcome === params.outcome,
     isNotPreparable: ({ context }) => !context.preparable,
+    // A standalone call read cleanly, not aborted meanwhile, with no listener before its body.
+    detachedForDirectDispatch: ({ context, event }) => {
+      const output = outputOf<DetachOutput>(event);
+      return (
+        !context.batched &&
+        !context.aborted &&
+        output.outcome === 'detached' &&
+        !output.seamsPresent['tools/prepare'] &&
+        !output.seamsPresent['tools/pre-execute'] &&
+        !output.seamsPresent.guard
+      );
+    },
+    reviewIsEmpty: ({ context }, params: { seam: 'tools/post-execute' }) =>
+      !context.batched && !context.seamsPresent[params.seam],
     preparedAs: ({ event }, params: { outcome: PrepareOutput['outcome'] }) =>
       outputOf<PrepareOutput>(event).outcome === params.outcome,
     hasResult: ({ context }) => context.result !== null,
