@@ -20,8 +20,11 @@ export const toolBatchMachine = toolBatchSetup.createMachine({
     preparing: null,
     settled: input.calls.map(() => false),
     modes: [],
+    direct: [],
+    results: [],
     crashed: input.calls.map(() => null),
     nextMode: null,
+    nextDirect: false,
     aborted: false,
     failure: null,
   }),
@@ -37,7 +40,15 @@ export const toolBatchMachine = toolBatchSetup.createMachine({
     PREPARED_INPUT: { actions: { type: 'recordPreparedInput', params: ({ event }) => ({ report: event }) } },
     PREPARED: { actions: 'markPrepared' },
     SETTLED: { actions: 'markSettled' },
-    ABORT: { guard: 'isLive', actions: ['markAborted', 'abortStartedCalls'] },
+    DIRECT_SETTLED: {
+      guard: { type: 'settlesDirectCall', params: ({ event }) => ({ index: event.index }) },
+      actions: {
+        type: 'recordDirectResult',
+        params: ({ event }) => ({ index: event.index, settled: event.output }),
+      },
+    },
+    CANCEL_GRACE_OVER: { actions: 'settleStuckDirectCalls' },
+    ABORT: { guard: 'isLive', actions: ['markAborted', 'abortStartedCalls', 'startCancelGrace'] },
     INTERNAL_ERROR: { target: '.failed', actions: 'recordFailure' },
     'xstate.error.actor.*': { actions: 'markCrashed' },
   },
@@ -48,6 +59,7 @@ export const toolBatchMachine = toolBatchSetup.createMachine({
       always: [
         { guard: 'allCommitted', target: 'finishing' },
         { guard: 'cursorCrashed', target: 'skippingCrashed' },
+        { guard: 'canCommitDirect', target: 'committingDirect' },
         { guard: 'canCommit', target: 'committing' },
         { guard: 'drainedAfterAbort', target: 'abandoning' },
         { guard: 'mayStart', target: 'classifying' },
@@ -58,24 +70,41 @@ export const toolBatchMachine = toolBatchSetup.createMachine({
       on: {
         PREPARED: { target: 'scheduling', actions: 'markPrepared' },
         SETTLED: { target: 'scheduling', actions: 'markSettled' },
-        ABORT: { guard: 'isLive', target: 'scheduling', actions: ['markAborted', 'abortStartedCalls'] },
+        DIRECT_SETTLED: {
+          guard: { type: 'settlesDirectCall', params: ({ event }) => ({ index: event.index }) },
+          target: 'scheduling',
+          actions: {
+            type: 'recordDirectResult',
+            params: ({ event }) => ({ index: event.index, settled: event.output }),
+          },
+        },
+        CANCEL_GRACE_OVER: { target: 'scheduling', actions: 'settleStuckDirectCalls' },
+        ABORT: {
+          guard: 'isLive',
+          target: 'scheduling',
+          actions: ['markAborted', 'abortStartedCalls', 'startCancelGrace'],
+        },
         'xstate.error.actor.*': { target: 'scheduling', actions: 'markCrashed' },
       },
     },
-    // The next call's mode is read now, so earlier calls can change it.
+    // The next call's mode and path are read now, so earlier calls can change them.
     classifying: {
       entry: 'classifyNext',
       on: {
-        ABORT: { guard: 'isLive', target: 'scheduling', actions: ['markAborted', 'abortStartedCalls'] },
+        ABORT: {
+          guard: 'isLive',
+          target: 'scheduling',
+          actions: ['markAborted', 'abortStartedCalls', 'startCancelGrace'],
+        },
         'classify.done': {
           guard: 'classifiesNext',
           target: 'placing',
-          actions: { type: 'recordMode', params: ({ event }) => ({ mode: event.output.mode }) },
+          actions: { type: 'recordMode', params: ({ event }) => event.output },
         },
         'classify.error': {
           guard: 'classifiesNext',
           target: 'placing',
-          actions: { type: 'recordMode', params: { mode: 'exclusive' } },
+          actions: { type: 'recordMode', params: { mode: 'exclusive', direct: false } },
         },
       },
     },
@@ -84,15 +113,27 @@ export const toolBatchMachine = toolBatchSetup.createMachine({
     placing: {
       always: [
         { guard: 'cursorCrashed', target: 'skippingCrashed' },
+        { guard: 'canCommitDirect', target: 'committingDirect' },
         { guard: 'canCommit', target: 'committing' },
+        { guard: 'nextFitsDirect', target: 'startingDirect' },
         { guard: 'nextFits', target: 'starting' },
         { target: 'waiting' },
       ],
     },
     // Open the call and spawn it; the lane is busy until it reports PREPARED (after prepare and policy).
     starting: {
-      entry: ['startCall', 'spawnCall', 'markStarted'],
+      entry: ['startCall', 'spawnCall', { type: 'markStarted', params: { holdsLane: true } }],
       always: 'waiting',
+    },
+    // No tool listeners: the batch runs the call itself, no actor; with no policy phase the lane stays free.
+    startingDirect: {
+      entry: ['startCall', 'runDirectCall', { type: 'markStarted', params: { holdsLane: false } }],
+      always: 'scheduling',
+    },
+    // A direct call's review is empty: its finalized result is recorded at once, in model order.
+    committingDirect: {
+      entry: ['commitDirectResult', 'advanceCursor'],
+      always: 'scheduling',
     },
     committing: {
       entry: 'sendCommit',

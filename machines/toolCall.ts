@@ -15,8 +15,7 @@ export const toolCallMachine = toolCallSetup.createMachine({
     scopeKey: input.scopeKey ?? `${self.sessionId}:scope`,
     callKey: input.callKey ?? `${input.scopeKey ?? `${self.sessionId}:scope`}/${self.sessionId}`,
     request: input.callKey === undefined ? (input.call ?? null) : null,
-    ownsCall: input.callKey === undefined,
-    ownsScope: input.callKey === undefined && input.scopeKey === undefined,
+    owns: input.callKey !== undefined ? 'nothing' : input.scopeKey === undefined ? 'scope' : 'call',
     batched: input.batched ?? false,
     turn: input.turn ?? null,
     step: input.step ?? null,
@@ -38,9 +37,7 @@ export const toolCallMachine = toolCallSetup.createMachine({
     skipPost: false,
     result: null,
     askReason: null,
-    preContexts: [],
-    bodyContexts: [],
-    postContexts: [],
+    contexts: { pre: [], body: [], post: [] },
   }),
   // A call without a `callKey` opens its own handles (and, without a `scopeKey`, its own scope); the
   // call's signal (aborted by ABORT or by the run's signal) comes back as ABORT.
@@ -69,6 +66,17 @@ export const toolCallMachine = toolCallSetup.createMachine({
                 guard: { type: 'detachedAs', params: { outcome: 'pre-aborted' } },
                 target: '#toolCall.sealing',
                 actions: ['recordDetach', 'settleAbortedBeforeDispatch'],
+              },
+              // Standalone with no listener on prepare, pre-execute or the guards: straight to the body.
+              {
+                guard: 'detachedForDirectDispatch',
+                target: '#toolCall.dispatching.running',
+                actions: [
+                  'recordDetach',
+                  'sealCall',
+                  { type: 'emitDefaultDecided', params: { seam: 'tools/pre-execute' } },
+                  'markPrepared',
+                ],
               },
               { target: 'checking', actions: 'recordDetach' },
             ],
@@ -213,7 +221,18 @@ export const toolCallMachine = toolCallSetup.createMachine({
       // The body runs from `running` on and may finish while draining; leaving dispatching stops it.
       exit: 'stopPhase',
       on: {
-        'dispatch.done': { target: 'settled', actions: 'settleDispatched' },
+        'dispatch.done': [
+          // Standalone with nothing to review: finalize at once (the commit and the empty review are skips).
+          {
+            guard: { type: 'reviewIsEmpty', params: { seam: 'tools/post-execute' } },
+            target: 'finalizing',
+            actions: [
+              'settleDispatched',
+              { type: 'emitDefaultDecided', params: { seam: 'tools/post-execute' } },
+            ],
+          },
+          { target: 'settled', actions: 'settleDispatched' },
+        ],
         'dispatch.error': { target: 'settled', actions: 'settlePipelineError' },
       },
       initial: 'reporting',

@@ -21,11 +21,23 @@ const toolBatchMachine = createMachine({
     "SETTLED": {
       "actions": "markSettled"
     },
+    "DIRECT_SETTLED": {
+      "guard": {
+        "type": "settlesDirectCall"
+      },
+      "actions": {
+        "type": "recordDirectResult"
+      }
+    },
+    "CANCEL_GRACE_OVER": {
+      "actions": "settleStuckDirectCalls"
+    },
     "ABORT": {
       "guard": "isLive",
       "actions": [
         "markAborted",
-        "abortStartedCalls"
+        "abortStartedCalls",
+        "startCancelGrace"
       ]
     },
     "INTERNAL_ERROR": {
@@ -47,6 +59,10 @@ const toolBatchMachine = createMachine({
         {
           "guard": "cursorCrashed",
           "target": "skippingCrashed"
+        },
+        {
+          "guard": "canCommitDirect",
+          "target": "committingDirect"
         },
         {
           "guard": "canCommit",
@@ -75,12 +91,26 @@ const toolBatchMachine = createMachine({
           "target": "scheduling",
           "actions": "markSettled"
         },
+        "DIRECT_SETTLED": {
+          "guard": {
+            "type": "settlesDirectCall"
+          },
+          "target": "scheduling",
+          "actions": {
+            "type": "recordDirectResult"
+          }
+        },
+        "CANCEL_GRACE_OVER": {
+          "target": "scheduling",
+          "actions": "settleStuckDirectCalls"
+        },
         "ABORT": {
           "guard": "isLive",
           "target": "scheduling",
           "actions": [
             "markAborted",
-            "abortStartedCalls"
+            "abortStartedCalls",
+            "startCancelGrace"
           ]
         },
         "xstate.error.actor.*": {
@@ -97,7 +127,8 @@ const toolBatchMachine = createMachine({
           "target": "scheduling",
           "actions": [
             "markAborted",
-            "abortStartedCalls"
+            "abortStartedCalls",
+            "startCancelGrace"
           ]
         },
         "classify.done": {
@@ -113,7 +144,8 @@ const toolBatchMachine = createMachine({
           "actions": {
             "type": "recordMode",
             "params": {
-              "mode": "exclusive"
+              "mode": "exclusive",
+              "direct": false
             }
           }
         }
@@ -126,8 +158,16 @@ const toolBatchMachine = createMachine({
           "target": "skippingCrashed"
         },
         {
+          "guard": "canCommitDirect",
+          "target": "committingDirect"
+        },
+        {
           "guard": "canCommit",
           "target": "committing"
+        },
+        {
+          "guard": "nextFitsDirect",
+          "target": "startingDirect"
         },
         {
           "guard": "nextFits",
@@ -142,9 +182,34 @@ const toolBatchMachine = createMachine({
       "entry": [
         "startCall",
         "spawnCall",
-        "markStarted"
+        {
+          "type": "markStarted",
+          "params": {
+            "holdsLane": true
+          }
+        }
       ],
       "always": "waiting"
+    },
+    "startingDirect": {
+      "entry": [
+        "startCall",
+        "runDirectCall",
+        {
+          "type": "markStarted",
+          "params": {
+            "holdsLane": false
+          }
+        }
+      ],
+      "always": "scheduling"
+    },
+    "committingDirect": {
+      "entry": [
+        "commitDirectResult",
+        "advanceCursor"
+      ],
+      "always": "scheduling"
     },
     "committing": {
       "entry": "sendCommit",

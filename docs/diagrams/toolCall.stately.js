@@ -60,6 +60,21 @@ const toolCallMachine = createMachine({
                 ]
               },
               {
+                "guard": "detachedForDirectDispatch",
+                "target": "#toolCall.dispatching.running",
+                "actions": [
+                  "recordDetach",
+                  "sealCall",
+                  {
+                    "type": "emitDefaultDecided",
+                    "params": {
+                      "seam": "tools/pre-execute"
+                    }
+                  },
+                  "markPrepared"
+                ]
+              },
+              {
                 "target": "checking",
                 "actions": "recordDetach"
               }
@@ -352,10 +367,30 @@ const toolCallMachine = createMachine({
     "dispatching": {
       "exit": "stopPhase",
       "on": {
-        "dispatch.done": {
-          "target": "settled",
-          "actions": "settleDispatched"
-        },
+        "dispatch.done": [
+          {
+            "guard": {
+              "type": "reviewIsEmpty",
+              "params": {
+                "seam": "tools/post-execute"
+              }
+            },
+            "target": "finalizing",
+            "actions": [
+              "settleDispatched",
+              {
+                "type": "emitDefaultDecided",
+                "params": {
+                  "seam": "tools/post-execute"
+                }
+              }
+            ]
+          },
+          {
+            "target": "settled",
+            "actions": "settleDispatched"
+          }
+        ],
         "dispatch.error": {
           "target": "settled",
           "actions": "settlePipelineError"

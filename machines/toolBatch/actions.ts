@@ -2,11 +2,12 @@ import type { ActorSystem, AnyActorRef } from 'xstate';
 import type { ToolCallBlock, ToolResult } from '../../kernel/index.js';
 import { describeThrown } from '../../kernel/index.js';
 import type { SessionLog } from '../../session/types.js';
-import { createFailureResult, type ToolCallRecord } from '../../tools/index.js';
+import { createFailureResult, describeToolCallRecord, type ToolCallRecord } from '../../tools/index.js';
 import { liveHandlesOf } from '../runtime/liveHandles.js';
 import { sendToLiveChild } from '../runtime/sendToLiveChild.js';
 import type { ToolMachineServices } from '../runtime/services.js';
 import type { ServicesResolver } from '../runtime/systemServices.js';
+import { createDirectCall, takesDirectPath } from '../toolCall/direct.js';
 import { createAbortedBeforeDispatch } from '../toolCall/rules.js';
 import type { ToolCallReport } from '../toolCall/types.js';
 import { classifyCall } from './actors.js';
@@ -82,6 +83,13 @@ export function createToolBatchActions(servicesOf: ServicesResolver<ToolMachineS
     handles.recorded = true;
     appendCall(servicesOf(args), context, context.calls[index]!, record);
   };
+  const direct = createDirectCall(servicesOf);
+  const placeOf = (context: ToolBatchContext, index: number) => ({
+    scopeKey: context.scopeKey,
+    callKey: callKeyOf(context, index),
+    turn: context.turn,
+    step: context.step,
+  });
   const commit = (args: EffectArgs, callId: string, result: ToolResult): void => {
     const { context, self } = args;
     recordCall(args, context.cursor);
@@ -102,10 +110,14 @@ export function createToolBatchActions(servicesOf: ServicesResolver<ToolMachineS
       const index = context.started;
       let event: ToolBatchEvent;
       try {
+        const { seams } = liveHandlesOf(system).scopes.get(context.scopeKey);
         event = {
           type: 'classify.done',
           index,
-          output: { mode: classifyCall(servicesOf({ system }), context.calls[index]!) },
+          output: {
+            mode: classifyCall(servicesOf({ system }), context.calls[index]!),
+            direct: takesDirectPath(seams),
+          },
         };
       } catch (error) {
         event = { type: 'classify.error', index, error };
@@ -125,6 +137,26 @@ export function createToolBatchActions(servicesOf: ServicesResolver<ToolMachineS
         runSignal,
       );
     }),
+    // Records `tool/call` now (nothing can rewrite the input), then runs the call; its result comes back
+    // as DIRECT_SETTLED, a microtask later at the earliest, as a call actor's report would.
+    runDirectCall: guarded('Starting a tool call', (args) => {
+      const { context, self, system } = args;
+      const index = context.started;
+      const call = context.calls[index]!;
+      recordCall(args, index, describeToolCallRecord(call.arguments));
+      void direct.start(system, placeOf(context, index)).then((output) => {
+        if (self.getSnapshot().status === 'active') self.send({ type: 'DIRECT_SETTLED', index, output });
+      });
+    }),
+    commitDirectResult: guarded('Recording tool/result', (args) => {
+      const { context, system } = args;
+      const index = context.cursor;
+      const settled = context.results[index] ?? {
+        result: createFailureResult('PIPELINE_ERROR', 'The direct call settled without a result'),
+        reviewed: false,
+      };
+      commit(args, context.calls[index]!.id, direct.finish(system, placeOf(context, index), settled));
+    }),
     commitResult: guarded<{ output: unknown }>('Recording tool/result', (args, params) => {
       const output = params.output as ToolCallOutput;
       commit(args, output.callId, output.result);
@@ -143,10 +175,13 @@ export function createToolBatchActions(servicesOf: ServicesResolver<ToolMachineS
         appendResult(services, context, call.id, createAbortedBeforeDispatch());
       }
     }),
-    abortStartedCalls: guarded('Aborting started calls', ({ context, self }) => {
+    abortStartedCalls: guarded('Aborting started calls', ({ context, self, system }) => {
+      const { calls } = liveHandlesOf(system);
       // Only calls still running (decision 32): a call that died gets nothing.
       for (let index = context.cursor; index < context.started; index++) {
-        sendToLiveChild(self, `call-${index}`, { type: 'ABORT' });
+        if (!context.direct[index]) sendToLiveChild(self, `call-${index}`, { type: 'ABORT' });
+        else if (calls.has(callKeyOf(context, index)))
+          calls.get(callKeyOf(context, index)).controller.abort();
       }
     }),
   };

@@ -1,15 +1,22 @@
 import type { AnyEventObject } from 'xstate';
-import { createSuccessResult } from '../../tools/index.js';
+import type { HookContext } from '../../kernel/index.js';
+import { createFailureResult, createSuccessResult, withContexts } from '../../tools/index.js';
 import type { ToolCallOutput } from './types.js';
 
 /** How many calls the graph events cover (traverse with up to this many calls, ids `c1`, `c2`, …). */
 export const graphCallCount = 3;
 
 const indexes = Array.from({ length: graphCallCount }, (_, index) => index);
-const callOutput = (index: number): ToolCallOutput => ({
-  callId: `c${index + 1}`,
-  result: createSuccessResult('ok', [{ type: 'text', text: 'ok' }]),
-});
+const success = createSuccessResult('ok', [{ type: 'text', text: 'ok' }]);
+const callOutput = (index: number): ToolCallOutput => ({ callId: `c${index + 1}`, result: success });
+
+/** The context a settled call of the graph returns with its success (the path runs expect it in the log). */
+export function graphContextOf(callId: string): HookContext {
+  return {
+    content: [{ type: 'text', text: `context of ${callId}` }],
+    source: { kind: 'plugin', plugin: 'paths' },
+  };
+}
 
 /**
  * Synthetic events for `xstate/graph` traversal of `toolBatchMachine` with calls `c1…c3`: the calls'
@@ -17,8 +24,10 @@ const callOutput = (index: number): ToolCallOutput => ({
  */
 export const graphEvents: readonly AnyEventObject[] = [
   ...indexes.flatMap((index) => [
-    { type: 'classify.done', index, output: { mode: 'parallel' } },
-    { type: 'classify.done', index, output: { mode: 'exclusive' } },
+    { type: 'classify.done', index, output: { mode: 'parallel', direct: false } },
+    { type: 'classify.done', index, output: { mode: 'exclusive', direct: false } },
+    { type: 'classify.done', index, output: { mode: 'parallel', direct: true } },
+    { type: 'classify.done', index, output: { mode: 'exclusive', direct: true } },
     { type: 'classify.error', index, error: { message: 'classification failed' } },
     { type: 'PREPARED_INPUT', callId: `c${index + 1}`, arguments: '{}' },
     { type: 'PREPARED', callId: `c${index + 1}` },
@@ -29,7 +38,20 @@ export const graphEvents: readonly AnyEventObject[] = [
       error: { message: 'call actor died' },
       actorId: `call-${index}`,
     },
+    // A direct call settles with a success (and its context) or before dispatch, unreviewed.
+    {
+      type: 'DIRECT_SETTLED',
+      index,
+      output: { result: withContexts(success, [graphContextOf(`c${index + 1}`)]), reviewed: true },
+    },
+    {
+      type: 'DIRECT_SETTLED',
+      index,
+      output: { result: createFailureResult('INVALID_ARGS', 'text: expected string'), reviewed: false },
+    },
   ]),
+  // Raised by the batch `cancelGrace` after its first ABORT (a delayed raise: the graph sends it instead).
+  { type: 'CANCEL_GRACE_OVER' },
   { type: 'ABORT' },
   { type: 'INTERNAL_ERROR', message: 'append failed' },
   { type: 'FINISH' },

@@ -22,6 +22,18 @@ export function mayStartNext(context: ToolBatchContext): boolean {
   );
 }
 
+/** Whether the next call, just classified, may start now: the pool is empty or it runs in parallel. */
+export function nextFits(context: ToolBatchContext): boolean {
+  return !context.aborted && (inFlight(context) === 0 || context.nextMode === 'parallel');
+}
+
+/** Whether the call at the cursor may be committed: it settled and no call holds the policy lane. */
+export function canCommitCursor(context: ToolBatchContext): boolean {
+  return (
+    context.preparing === null && context.cursor < context.started && context.settled[context.cursor] === true
+  );
+}
+
 /** The index of the call a report names (among the started, uncommitted calls), or null. */
 export function callIndexOf(context: ToolBatchContext, event: unknown): number | null {
   const callId = (event as { callId?: unknown }).callId;

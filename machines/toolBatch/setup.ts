@@ -1,8 +1,10 @@
-import { assign, fromCallback, setup, spawnChild, stopChild } from 'xstate';
+import { assign, fromCallback, raise, setup, spawnChild, stopChild } from 'xstate';
 import { describeThrown } from '../../kernel/index.js';
 import { sendToLiveChild } from '../runtime/sendToLiveChild.js';
+import type { DirectSettlement } from '../toolCall/direct.js';
+import { createDidNotStop } from '../toolCall/rules.js';
 import { toolCallMachine } from '../toolCall.js';
-import { callIndexOf, callKeyOf, inFlight, mayStartNext } from './rules.js';
+import { callIndexOf, callKeyOf, canCommitCursor, mayStartNext, nextFits } from './rules.js';
 import type {
   ConcurrencyMode,
   ToolBatchContext,
@@ -30,6 +32,10 @@ export const toolBatchSetup = setup({
   actions: {
     // Side effects that never throw (a failure becomes INTERNAL_ERROR); no-ops until provided.
     startCall: () => {},
+    // Runs a direct call (no actor): detach, seal, body; its result comes back as `DIRECT_SETTLED`.
+    runDirectCall: () => {},
+    // Finalizes a direct call's result and records it, as `commitResult` does for a call actor's.
+    commitDirectResult: () => {},
     // Reads the next call's mode now and sends it back as `classify.done` (no-op until provided).
     classifyNext: () => {},
     recordPreparedInput: (_, _params: { report: unknown }) => {},
@@ -39,6 +45,8 @@ export const toolBatchSetup = setup({
     abortStartedCalls: () => {},
     // Through the mailbox, so an INTERNAL_ERROR raised by the last commit is handled before the finish.
     requestFinish: ({ self }) => self.send({ type: 'FINISH' }),
+    // The grace is counted from the first abort; a direct call still running then did not stop.
+    startCancelGrace: raise({ type: 'CANCEL_GRACE_OVER' }, { id: 'cancelGrace', delay: 'cancelGrace' }),
     // Children (pure).
     spawnCall: spawnChild('toolCall', {
       id: ({ context }) => childId(context.started),
@@ -55,12 +63,30 @@ export const toolBatchSetup = setup({
       void sendToLiveChild(self, childId(context.cursor), { type: 'COMMIT' }),
     stopCursorCall: stopChild(({ context }) => childId(context.cursor)),
     // Context updates (pure).
-    markStarted: assign(({ context }) => ({
-      preparing: context.started,
+    // A call actor holds the policy lane until PREPARED; a direct call has no policy phase to hold it.
+    markStarted: assign(({ context }, params: { holdsLane: boolean }) => ({
+      preparing: params.holdsLane ? context.started : context.preparing,
       modes: [...context.modes, context.nextMode ?? 'exclusive'],
+      direct: [...context.direct, !params.holdsLane],
+      results: [...context.results, null],
       started: context.started + 1,
       nextMode: null,
+      nextDirect: false,
     })),
+    recordDirectResult: assign(({ context }, params: { index: number; settled: DirectSettlement }) => ({
+      results: context.results.map((r, i) => (i === params.index ? params.settled : r)),
+      settled: context.settled.map((s, i) => s || i === params.index),
+    })),
+    // The grace ran out: every direct call still running settles as a body that did not stop.
+    settleStuckDirectCalls: assign(({ context }) => {
+      const stuck = (i: number) => i >= context.cursor && context.direct[i] === true && !context.settled[i];
+      return {
+        results: context.results.map((r, i) =>
+          stuck(i) ? { result: createDidNotStop(), reviewed: true } : r,
+        ),
+        settled: context.settled.map((s, i) => s || stuck(i)),
+      };
+    }),
     markPrepared: assign({
       preparing: ({ context, event }) =>
         callIndexOf(context, event) === context.preparing ? null : context.preparing,
@@ -82,7 +108,10 @@ export const toolBatchSetup = setup({
       };
     }),
     advanceCursor: assign({ cursor: ({ context }) => context.cursor + 1 }),
-    recordMode: assign({ nextMode: (_, params: { mode: ConcurrencyMode }) => params.mode }),
+    recordMode: assign((_, params: { mode: ConcurrencyMode; direct: boolean }) => ({
+      nextMode: params.mode,
+      nextDirect: params.direct,
+    })),
     markAborted: assign({ aborted: true }),
     recordFailure: assign({
       failure: ({ event }) => (event.type === 'INTERNAL_ERROR' ? event.message : 'internal error'),
@@ -92,17 +121,24 @@ export const toolBatchSetup = setup({
     allCommitted: ({ context }) => context.cursor >= context.calls.length,
     cursorCrashed: ({ context }) =>
       context.cursor < context.started && context.crashed[context.cursor] !== null,
-    canCommit: ({ context }) =>
-      context.preparing === null &&
-      context.cursor < context.started &&
-      context.settled[context.cursor] === true,
+    canCommit: ({ context }) => canCommitCursor(context),
+    canCommitDirect: ({ context }) => canCommitCursor(context) && context.direct[context.cursor] === true,
     drainedAfterAbort: ({ context }) => context.aborted && context.cursor === context.started,
     mayStart: ({ context }) => mayStartNext(context),
-    nextFits: ({ context }) =>
-      !context.aborted && (inFlight(context) === 0 || context.nextMode === 'parallel'),
+    nextFits: ({ context }) => nextFits(context),
+    nextFitsDirect: ({ context }) => nextFits(context) && context.nextDirect,
     isLive: ({ context }) => !context.aborted,
     isCursorCall: ({ context, event }) => actorIdOf(event) === childId(context.cursor),
+    // A direct call's first outcome counts; one that comes after the grace settled it is stale.
+    settlesDirectCall: ({ context }, params: { index: number }) =>
+      params.index >= context.cursor &&
+      params.index < context.started &&
+      context.direct[params.index] === true &&
+      !context.settled[params.index],
     // A classification is for the call about to start; any other is stale.
     classifiesNext: ({ context, event }) => (event as { index?: unknown }).index === context.started,
+  },
+  delays: {
+    cancelGrace: 5_000,
   },
 });

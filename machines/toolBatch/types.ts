@@ -1,4 +1,5 @@
 import type { HookContext, ToolCallBlock } from '../../kernel/index.js';
+import type { DirectSettlement } from '../toolCall/direct.js';
 import type { ToolCallOutput, ToolCallReport } from '../toolCall/types.js';
 
 export interface ToolBatchInput {
@@ -12,7 +13,7 @@ export interface ToolBatchInput {
 
 export type ConcurrencyMode = 'parallel' | 'exclusive';
 
-/** Plain data: per-call slots and the commit cursor; the calls themselves are spawned actors. */
+/** Plain data: per-call slots and the commit cursor; the calls are spawned actors, or direct calls the batch runs. */
 export interface ToolBatchContext {
   readonly scopeKey: string;
   readonly turn: number;
@@ -27,10 +28,16 @@ export interface ToolBatchContext {
   readonly settled: readonly boolean[];
   /** The mode each started call was started with. */
   readonly modes: readonly ConcurrencyMode[];
+  /** Which started calls run on the direct path (no tool listeners): no actor, the batch holds their result. */
+  readonly direct: readonly boolean[];
+  /** The settled result of each direct call, with its contexts (null until it settles). */
+  readonly results: readonly (DirectSettlement | null)[];
   /** Why a call's actor died, by index (its result is then written by the batch). */
   readonly crashed: readonly (string | null)[];
   /** The mode of the next call, read when it was about to start. */
   readonly nextMode: ConcurrencyMode | null;
+  /** Whether the next call takes the direct path, read with its mode. */
+  readonly nextDirect: boolean;
   readonly aborted: boolean;
   /** A side effect failed (an append): the batch finished early. */
   readonly failure: string | null;
@@ -41,6 +48,10 @@ export type ToolBatchEvent =
   | { type: 'ABORT' }
   | { type: 'INTERNAL_ERROR'; message: string }
   | { type: 'FINISH' }
+  // Raised by the batch `cancelGrace` after its first ABORT: a direct call still running did not stop.
+  | { type: 'CANCEL_GRACE_OVER' }
+  // A direct call settled (`runDirectCall`): its result, with the body's contexts.
+  | { type: 'DIRECT_SETTLED'; index: number; output: DirectSettlement }
   // The next call's classification (`classifyNext`), for the call at `index`.
   | { type: 'classify.done'; index: number; output: ClassifyOutput }
   | { type: 'classify.error'; index: number; error: unknown }
@@ -63,6 +74,8 @@ export interface ToolBatchOutput {
 
 export interface ClassifyOutput {
   readonly mode: ConcurrencyMode;
+  /** No listener that decides or wraps on any tool seam: the call runs without an actor. */
+  readonly direct: boolean;
 }
 
 export type { ToolCallOutput };

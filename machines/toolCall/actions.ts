@@ -1,12 +1,11 @@
 import { type ActorSystem, enqueueActions } from 'xstate';
-import type { JsonValue } from '../../kernel/index.js';
-import { describeThrown } from '../../kernel/index.js';
 import type { ToolExecution } from '../../seams/types.js';
 import { describeToolCallRecord, sealToolCall } from '../../tools/index.js';
 import { liveHandlesOf } from '../runtime/liveHandles.js';
 import type { ToolMachineServices } from '../runtime/services.js';
 import type { ServicesResolver } from '../runtime/systemServices.js';
-import { createDispatchScope, createToolCallPhases, detachCall } from './phases.js';
+import { notifyToolResult, reportDefaultDecision, reportNoticeFailure } from './notices.js';
+import { createToolCallPhases, detachCall } from './phases.js';
 import type {
   AsyncToolPhase,
   SyncToolPhase,
@@ -32,11 +31,6 @@ const sendToLive = (self: Self, event: ToolCallEvent): void => {
   if (self.getSnapshot().status === 'active') self.send(event);
 };
 
-const defaultDecisions = {
-  'tools/pre-execute': { kind: 'allow' },
-  'tools/post-execute': { kind: 'accept' },
-} as const;
-
 /**
  * The toolCall machine's side-effect actions, each resolving its services from its args. None throws:
  * a failing notify is reported through `services.reportError`.
@@ -52,14 +46,7 @@ export function createToolCallActions(servicesOf: ServicesResolver<ToolMachineSe
     origin: string,
     error: unknown,
     context: ToolCallContext,
-  ): void => {
-    services.reportError?.({
-      error: { message: `${origin} failed for tool call "${context.callId}": ${describeThrown(error)}` },
-      origin,
-      ...(context.turn === null ? {} : { turn: context.turn }),
-      ...(context.step === null ? {} : { step: context.step }),
-    });
-  };
+  ): void => reportNoticeFailure(services, origin, error, context, context.callId);
   const phases = createToolCallPhases(servicesOf);
   return {
     // The call's one listener on its signal (aborted by ABORT, the run's signal or the caller's): it
@@ -131,7 +118,7 @@ export function createToolCallActions(servicesOf: ServicesResolver<ToolMachineSe
       any,
       any
     >(({ context, system }): void => {
-      if (!context.ownsCall) return;
+      if (context.owns === 'nothing') return;
       if (context.request === null) {
         throw new TypeError(
           `Expected the toolCall input to carry \`call: { callId, name, arguments }\` or the \`callKey\` of an opened call, got neither (call key "${context.callKey}")`,
@@ -139,7 +126,7 @@ export function createToolCallActions(servicesOf: ServicesResolver<ToolMachineSe
       }
       const services = servicesOf({ system });
       const { scopes, calls } = liveHandlesOf(system);
-      if (context.ownsScope) {
+      if (context.owns === 'scope') {
         scopes.openAs(context.scopeKey, {
           seams: services.seams.snapshot(services.agent?.id),
           controller: new AbortController(),
@@ -157,28 +144,10 @@ export function createToolCallActions(servicesOf: ServicesResolver<ToolMachineSe
     // An empty waterfall is skipped by the machine, which still reports the default decision.
     emitDefaultDecided: (
       { context, system }: Args,
-      params: { seam: keyof typeof defaultDecisions },
+      params: { seam: 'tools/pre-execute' | 'tools/post-execute' },
     ): void => {
       const exec = execOf(context, system);
-      if (!exec) return;
-      const services = servicesOf({ system });
-      try {
-        const scope = createDispatchScope(services, context, exec, exec.signal);
-        services.seams.notify(
-          'seam/decided',
-          {
-            ...(scope.agentId === undefined ? {} : { agentId: scope.agentId }),
-            seam: params.seam,
-            decidedBy: 'default',
-            decision: defaultDecisions[params.seam] as JsonValue,
-            ...(context.turn === null ? {} : { turn: context.turn }),
-            callId: context.callId,
-          },
-          scope,
-        );
-      } catch (error) {
-        report(services, 'seam/decided', error, context);
-      }
+      if (exec) reportDefaultDecision(servicesOf({ system }), context, exec, params.seam);
     },
     sealCall: ({ context, system }: Args): void => {
       const { scopes, calls } = liveHandlesOf(system);
@@ -206,24 +175,15 @@ export function createToolCallActions(servicesOf: ServicesResolver<ToolMachineSe
     notifyResult: ({ context, system }: Args): void => {
       const exec = execOf(context, system);
       if (!exec || !context.seamsPresent['tools/result'] || !context.result) return;
-      const services = servicesOf({ system });
-      try {
-        services.seams.notify(
-          'tools/result',
-          { exec, result: context.result },
-          createDispatchScope(services, context, exec, exec.signal),
-        );
-      } catch (error) {
-        report(services, 'tools/result', error, context);
-      }
+      notifyToolResult(servicesOf({ system }), context, exec, context.result);
     },
   };
 }
 
 /** A standalone call closes what it opened: its scope (with its handles) or just its handles; a batched call closes nothing. */
 export function closeOwnedCall(context: ToolCallContext, system: ActorSystem<any>): void {
-  if (!context.ownsCall) return;
+  if (context.owns === 'nothing') return;
   const handles = liveHandlesOf(system);
-  if (context.ownsScope) handles.close(context.scopeKey);
+  if (context.owns === 'scope') handles.close(context.scopeKey);
   else handles.calls.close(context.callKey);
 }

@@ -57,7 +57,7 @@ const stopEventType = 'xstate.stop';
  */
 function releaseStoppedCall(context: ToolCallContext, system: ActorSystem<any>): void {
   const handles = liveHandlesOf(system);
-  if (context.ownsCall) {
+  if (context.owns !== 'nothing') {
     const controller = handles.calls.has(context.callKey)
       ? handles.calls.get(context.callKey).controller
       : undefined;

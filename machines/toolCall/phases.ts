@@ -30,7 +30,6 @@ import { normalizeAroundResult } from './normalize.js';
 import { assembleResult, createAbortedBeforeDispatch, describeApprovalRefusal } from './rules.js';
 import {
   type AsyncToolPhase,
-  type SyncToolPhase,
   type ToolCallContext,
   type ToolPhaseOutputs,
   type ToolSeamsPresent,
@@ -44,20 +43,28 @@ interface Resolved {
   readonly scope: RunScope;
 }
 
+/** Where a call runs: enough to find its handles and scope (a direct call has no machine context). */
+export type CallPlace = Pick<ToolCallContext, 'scopeKey' | 'callKey' | 'turn' | 'step'>;
+
 /** What a phase runs with: the call's system (its live handles and services), its context, its signal. */
-export interface PhaseArgs {
+export interface PhaseArgs<TContext = ToolCallContext> {
   readonly system: ActorSystem<any>;
-  readonly context: ToolCallContext;
+  readonly context: TContext;
   /** Aborted when the machine leaves the phase's state (or the call stops): a late outcome is ignored. */
   readonly signal: AbortSignal;
 }
+type SyncArgs<TContext> = Omit<PhaseArgs<TContext>, 'signal'>;
 
 /** The synchronous phases: run inside the transition that enters their state. */
-export type SyncPhaseRunners = {
-  [P in SyncToolPhase]: (args: Omit<PhaseArgs, 'signal'>) => ToolPhaseOutputs[P];
-};
+export interface SyncPhaseRunners {
+  detach(args: SyncArgs<CallPlace>): ToolPhaseOutputs['detach'];
+  guards(args: SyncArgs<CallPlace>): ToolPhaseOutputs['guards'];
+  finalize(args: SyncArgs<CallPlace & Pick<ToolCallContext, 'result'>>): ToolPhaseOutputs['finalize'];
+}
 /** The asynchronous phases: started on entry, their outcome sent back as an event. */
-export type AsyncPhaseRunners = { [P in AsyncToolPhase]: (args: PhaseArgs) => Promise<ToolPhaseOutputs[P]> };
+export type AsyncPhaseRunners = {
+  [P in Exclude<AsyncToolPhase, 'dispatch'>]: (args: PhaseArgs) => Promise<ToolPhaseOutputs[P]>;
+} & { dispatch(args: PhaseArgs<CallPlace>): Promise<ToolPhaseOutputs['dispatch']> };
 
 /**
  * The toolCall machine's phases, each resolving its services from its args (see `ServicesResolver`).
@@ -68,7 +75,7 @@ export function createToolCallPhases(servicesOf: ServicesResolver<ToolMachineSer
   readonly sync: SyncPhaseRunners;
   readonly async: AsyncPhaseRunners;
 } {
-  const resolve = (system: ActorSystem<any>, context: ToolCallContext): Resolved => {
+  const resolve = (system: ActorSystem<any>, context: CallPlace): Resolved => {
     const { scopes, calls } = liveHandlesOf(system);
     const handles = calls.get(context.callKey);
     if (!handles.sealed)
@@ -83,7 +90,7 @@ export function createToolCallPhases(servicesOf: ServicesResolver<ToolMachineSer
   // The phase's own signal aborts when the machine leaves the state: a late decision is then ignored.
   const dispatchScope = (
     services: ToolMachineServices,
-    context: ToolCallContext,
+    context: CallPlace,
     exec: Pick<ToolExecution, 'agent' | 'callId'>,
     signal: AbortSignal,
   ): DispatchScope => createDispatchScope(services, context, exec, signal);

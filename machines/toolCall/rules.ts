@@ -28,7 +28,7 @@ export function createPipelineError(error: unknown): ToolResult {
 
 /** The contexts a call returns, in order: pre-execute's, the body's, post-execute's. */
 export function collectContexts(context: ToolCallContext): HookContext[] {
-  return [...context.preContexts, ...context.bodyContexts, ...context.postContexts];
+  return [...context.contexts.pre, ...context.contexts.body, ...context.contexts.post];
 }
 
 /** The result with its contexts attached: what finalize, `tools/result` and the caller see. */

@@ -98,39 +98,47 @@ export const toolCallSetup = setup({
       result: createPipelineError(errorOf(event)),
       skipPost: true,
     })),
-    recordPreDecision: assign(({ event }) => {
+    recordPreDecision: assign(({ context, event }) => {
       const { decision } = outputOf<PreExecuteOutput>(event);
       return {
-        preContexts: decision.additionalContexts ?? [],
+        contexts: { ...context.contexts, pre: decision.additionalContexts ?? [] },
         askReason: decision.kind === 'ask' ? (decision.reason ?? null) : null,
       };
     }),
     settleDenial: assign({
       result: ({ event }) => createFailureResult('DENIED', denialReasonOf(outputOf(event))),
     }),
-    settleDispatched: assign(({ event }) => {
+    settleDispatched: assign(({ context, event }) => {
       const output = outputOf<DispatchOutput>(event);
-      return { result: output.result, bodyContexts: output.contexts };
+      return { result: output.result, contexts: { ...context.contexts, body: output.contexts } };
     }),
-    settleDidNotStop: assign({ result: () => createDidNotStop(), bodyContexts: [] }),
+    settleDidNotStop: assign(({ context }) => ({
+      result: createDidNotStop(),
+      contexts: { ...context.contexts, body: [] },
+    })),
     applyReview: assign(({ context, event }) => {
       const output = outputOf<PostExecuteOutput>(event);
       return {
         result: output.result,
-        postContexts: output.contexts,
-        bodyContexts: output.blocked ? [] : context.bodyContexts,
+        contexts: {
+          pre: context.contexts.pre,
+          body: output.blocked ? [] : context.contexts.body,
+          post: output.contexts,
+        },
       };
     }),
-    settleReviewFailure: assign(({ event }) => ({
+    settleReviewFailure: assign(({ context, event }) => ({
       result: createPipelineError(errorOf(event)),
-      bodyContexts: [],
-      postContexts: [],
+      contexts: { pre: context.contexts.pre, body: [], post: [] },
     })),
-    abandonReview: assign({ result: ({ context }) => abandonReview(context.result), postContexts: [] }),
+    abandonReview: assign(({ context }) => ({
+      result: abandonReview(context.result),
+      contexts: { ...context.contexts, post: [] },
+    })),
     assembleResult: assign({ result: ({ context }) => assembleResult(context) }),
     applyFinalized: assign({ result: ({ event }) => outputOf<FinalizeOutput>(event).result }),
     settleFinalizeFailure: assign({
-      result: ({ context, event }) => withContexts(createPipelineError(errorOf(event)), context.preContexts),
+      result: ({ context, event }) => withContexts(createPipelineError(errorOf(event)), context.contexts.pre),
     }),
   },
   guards: {
@@ -138,6 +146,20 @@ export const toolCallSetup = setup({
     detachedAs: ({ event }, params: { outcome: DetachOutcome }) =>
       outputOf<DetachOutput>(event).outcome === params.outcome,
     isNotPreparable: ({ context }) => !context.preparable,
+    // A standalone call read cleanly, not aborted meanwhile, with no listener before its body.
+    detachedForDirectDispatch: ({ context, event }) => {
+      const output = outputOf<DetachOutput>(event);
+      return (
+        !context.batched &&
+        !context.aborted &&
+        output.outcome === 'detached' &&
+        !output.seamsPresent['tools/prepare'] &&
+        !output.seamsPresent['tools/pre-execute'] &&
+        !output.seamsPresent.guard
+      );
+    },
+    reviewIsEmpty: ({ context }, params: { seam: 'tools/post-execute' }) =>
+      !context.batched && !context.seamsPresent[params.seam],
     preparedAs: ({ event }, params: { outcome: PrepareOutput['outcome'] }) =>
       outputOf<PrepareOutput>(event).outcome === params.outcome,
     hasResult: ({ context }) => context.result !== null,

@@ -47,10 +47,11 @@ export interface ToolCallContext {
   readonly callKey: string;
   /** The request of a call that opens itself (`openCall`), else `null`. */
   readonly request: ToolCallRequestData | null;
-  /** The call opens its own handles (no `callKey` in the input) and closes them when done. */
-  readonly ownsCall: boolean;
-  /** The call opened its own run scope (no `scopeKey` in the input) and closes it when done. */
-  readonly ownsScope: boolean;
+  /**
+   * What the call opened itself and closes when done: its run scope (no `scopeKey` in the input), its
+   * handles (no `callKey`), or nothing (the batch opened both).
+   */
+  readonly owns: 'scope' | 'call' | 'nothing';
   readonly batched: boolean;
   readonly turn: number | null;
   readonly step: number | null;
@@ -71,9 +72,12 @@ export interface ToolCallContext {
   readonly result: ToolResult | null;
   /** The `ask` decision's reason, shown to the approver. */
   readonly askReason: string | null;
-  readonly preContexts: readonly HookContext[];
-  readonly bodyContexts: readonly HookContext[];
-  readonly postContexts: readonly HookContext[];
+  /** The contexts returned so far, by phase (grouped: a context of 20 keys or more is slow to copy). */
+  readonly contexts: {
+    readonly pre: readonly HookContext[];
+    readonly body: readonly HookContext[];
+    readonly post: readonly HookContext[];
+  };
 }
 
 /** The phases that compute something; none is an actor (see `phases.ts`). */

@@ -1,6 +1,7 @@
 import { type AnyMachineSnapshot, type EventObject, fromCallback } from 'xstate';
 import type { HookContext, ToolCallBlock } from '../../../kernel/index.js';
 import { liveHandlesOf } from '../../../machines/runtime/liveHandles.js';
+import { graphContextOf } from '../../../machines/toolBatch/graph.js';
 import { createToolBatchLogic } from '../../../machines/toolBatch/logic.js';
 import type {
   CallCommittedEvent,
@@ -66,8 +67,11 @@ export function serializeBatchState(snapshot: AnyMachineSnapshot): string {
     c.preparing,
     live(c.settled),
     live(c.modes),
+    live(c.direct),
+    live(c.results).map((settled) => settled !== null),
     live(c.crashed).map((crash) => crash !== null),
     c.nextMode,
+    c.nextDirect,
     c.aborted,
     c.failure !== null,
   ]);
@@ -111,10 +115,7 @@ export function batchPaths(configs: readonly BatchConfig[] = batchConfigs) {
   });
 }
 
-const contextFor = (callId: string): HookContext => ({
-  content: [{ type: 'text', text: `context of ${callId}` }],
-  source: { kind: 'plugin', plugin: 'paths' },
-});
+const contextFor = (callId: string): HookContext => graphContextOf(callId);
 
 export interface BatchPathRun extends PathRun<SessionLog> {
   /** `CALL_COMMITTED` events the stand-in parent received, in arrival order. */
@@ -147,7 +148,8 @@ function refusedAppendSteps(path: MachinePath): Set<number> {
  * `turn/end` (an `error` output first gets the turn's repair of unpaired calls).
  *
  * Real: the log, `tool/call`/`tool/result` appends, the scope watch and the call table. Stubbed: the
- * `classifyNext` action (the path sends `classify.done`, picking the mode) and each spawned `toolCall` child. A stub child is chosen
+ * `classifyNext` action (the path sends `classify.done`, picking the mode and path), `runDirectCall` (the path
+ * sends its DIRECT_SETTLED) and each spawned `toolCall` child. A stub child is chosen
  * over a real call on deferred seams because the path's events are the child's *reports*: PREPARED and
  * SETTLED are sent to the batch just as a child's `_parent.send` would, and its done/error is the stub
  * settling; a real call would report on its own schedule, and a call actor dying (`error.call-N`)
@@ -192,22 +194,27 @@ export async function executeBatchPath(
       seams,
       log,
       cancelGraceMs: 5_000,
-    }).provide({ actions: { classifyNext: () => {} } }),
+    }).provide({ actions: { classifyNext: () => {}, runDirectCall: () => {} } }),
     input: { ...input, scopeKey },
     prepare,
     stub: ['toolCall'],
     events: graphEvents,
     parent: standIn,
     // Quiescence: abort (no new starts), then every started call reports, and the stubs are settled
-    // in cursor order with their first listed outcome (a success).
+    // in cursor order with their first listed outcome (a success); direct calls settle the same way.
     quiesce: [
       { type: 'ABORT' },
-      ...calls.map((_, index) => ({ type: 'classify.done', index, output: { mode: 'parallel' } })),
+      ...calls.map((_, index) => ({
+        type: 'classify.done',
+        index,
+        output: { mode: 'parallel', direct: false },
+      })),
       ...calls.flatMap((call) => [
         { type: 'PREPARED_INPUT', callId: call.id, arguments: call.arguments },
         { type: 'PREPARED', callId: call.id },
         { type: 'SETTLED', callId: call.id },
       ]),
+      ...graphEvents.filter((event) => event.type === 'DIRECT_SETTLED' && event.output.reviewed),
     ],
     selfSent: (event, index) => event.type === 'FINISH' || refused.has(index - 1),
     beforeStep: (_event, index) => {

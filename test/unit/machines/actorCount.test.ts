@@ -168,19 +168,27 @@ describe('F01 tool machines: no phase of a call is an actor', () => {
     }
   });
 
-  it('F01 a one-call turn: the batch, its scope watch and the call; tool listeners add no actor', async () => {
+  it('F01 a one-call turn with no tool listeners: the batch runs the call itself, no call actor', async () => {
     const { results, ids } = await turnWithCalls(1, false);
     expect(results.map((event) => event.data)).toMatchObject([{ callId: 'c0', isError: false }]);
-    // Before: 20 actors (classify, abortWatch, detach and dispatch for the call among them).
-    expect(ids).toEqual(['turn', 'model', 'toolBatch', 'scopeWatch', 'call-0', 'model', 'flushLog']);
-    const listened = await turnWithCalls(1, true);
-    expect(listened.ids).toEqual(ids);
+    // Before: 20 actors (classify, abortWatch, detach and dispatch for the call among them), then 7.
+    expect(ids).toEqual(['turn', 'model', 'toolBatch', 'scopeWatch', 'model', 'flushLog']);
   });
 
-  it('F01 a 10-call parallel batch: one actor per call and two for the batch', async () => {
+  it('F01 a one-call turn with a listener on every tool seam: one actor for the call, none per phase', async () => {
+    const { results, ids } = await turnWithCalls(1, true);
+    expect(results.map((event) => event.data)).toMatchObject([{ callId: 'c0', isError: false }]);
+    expect(ids).toEqual(['turn', 'model', 'toolBatch', 'scopeWatch', 'call-0', 'model', 'flushLog']);
+  });
+
+  it('F01 a 10-call parallel batch: no actor per call without listeners, one per call with them', async () => {
     const { results, ids } = await turnWithCalls(10, false);
     expect(results).toHaveLength(10);
+    // Before: 65 actors, then 16.
+    expect(ids).toEqual(['turn', 'model', 'toolBatch', 'scopeWatch', 'model', 'flushLog']);
+    const listened = await turnWithCalls(10, true);
+    expect(listened.results).toHaveLength(10);
     const calls = Array.from({ length: 10 }, (_, index) => `call-${index}`);
-    expect(ids).toEqual(['turn', 'model', 'toolBatch', 'scopeWatch', ...calls, 'model', 'flushLog']);
+    expect(listened.ids).toEqual(['turn', 'model', 'toolBatch', 'scopeWatch', ...calls, 'model', 'flushLog']);
   });
 });
