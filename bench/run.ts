@@ -277,7 +277,11 @@ async function inFlight(count: number, shared: boolean, runs: number): Promise<{
   const seams = createSeams();
   const tools = createToolRegistry();
   for (let run = 0; run < runs; run++) {
-    gc?.();
+    // The previous run's agents must be collectable before `before` is read (see the end of the loop).
+    for (let i = 0; i < 3; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      gc?.();
+    }
     const before = process.memoryUsage().heapUsed;
     let requested = 0;
     let allRequested: () => void = () => {};
@@ -304,6 +308,9 @@ async function inFlight(count: number, shared: boolean, runs: number): Promise<{
     gc?.();
     heaps.push((process.memoryUsage().heapUsed - before) / 1024 / 1024);
     await Promise.all(agents.map((a) => a.dispose()));
+    // Emptied, not just left behind: the suspended async frame keeps the array alive into the next run,
+    // whose `before` then counted this run's agents and halved its figure.
+    agents.length = 0;
   }
   return { ms: median(times), mib: median(heaps) };
 }

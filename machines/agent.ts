@@ -22,8 +22,12 @@ const KEEP_INBOX_ON_DISPOSE = {
  */
 export const agentMachine = agentSetup.createMachine({
   id: 'agent',
+  // Spelled out, not `{ ...input, … }`: a leading spread costs a hidden class per agent in V8 (decisions.md).
   context: ({ input }) => ({
-    ...input,
+    agentId: input.agentId,
+    source: input.source,
+    sessionStartPresent: input.sessionStartPresent,
+    resumed: input.resumed,
     status: 'idle',
     // A resume starts with what the log shows accepted but never run.
     queued: input.resumed,

@@ -88,7 +88,8 @@ export function createAgentActions(
     (args: Args, params: TParams): void => {
       const services = servicesOf(args);
       try {
-        effect({ ...args, services }, params);
+        // Spelled out, not `{ ...args, services }`: a leading spread costs a hidden class per call in V8.
+        effect({ context: args.context, self: args.self, system: args.system, services }, params);
       } catch (error) {
         services.reportError({ error: toFailure(error), origin });
       }

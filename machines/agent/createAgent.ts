@@ -254,13 +254,13 @@ export function createAgent(rawOptions: AgentOptions): Agent {
   // The agent's machines are provided once per process; this agent's services are registered for its
   // actor system, which its turns, batches and calls share.
   actor = createActorWithServices(sharedAgentLogic(), services, {
-    ...(options.inspect === undefined ? {} : { inspect: options.inspect }),
     input: {
       agentId,
       source: store.initialEvents.length > 0 ? 'resume' : 'startup',
       sessionStartPresent: seams.snapshot(agentId).has(Seam.sessionStart),
       resumed,
     },
+    ...(options.inspect === undefined ? {} : { inspect: options.inspect }),
   });
   // The root actor always has an error subscriber: no unhandled rejection, ever. Subscribed before
   // start(), so an error thrown while starting is caught too; it never throws itself.

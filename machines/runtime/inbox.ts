@@ -51,15 +51,16 @@ export function toContentBlocks(content: string | readonly ContentBlock[]): Cont
 
 /** Deep-copies and freezes a JSON value so later mutation by the caller cannot reach the machines. */
 export function freezeJson<T>(value: T): T {
-  const copy = structuredClone(value);
-  const freeze = (v: unknown): void => {
-    if (v !== null && typeof v === 'object') {
-      Object.freeze(v);
-      for (const child of Object.values(v)) freeze(child);
-    }
-  };
-  freeze(copy);
-  return copy;
+  return deepFreeze(structuredClone(value));
+}
+
+/** Freezes, in place, a value nobody else holds (validated input is already a detached copy). */
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object') {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
 }
 
 function validate<T>(schema: z.ZodType<T>, raw: unknown, what: string, method: string, root = 'options'): T {
@@ -102,7 +103,8 @@ export function createInboxItem(
     'options { source?, contexts?, meta? }',
     method,
   );
-  return freezeJson({
+  // `validate` returned detached copies (snapshotJson, then zod's parse): freezing them is enough.
+  return deepFreeze({
     id,
     content: toContentBlocks(content),
     source: options.source ?? { kind: 'user' },
@@ -122,7 +124,7 @@ export function createInjection(rawContent: unknown, rawOptions: unknown): Injec
     'content',
   );
   const options = validate(InjectOptionsSchema, rawOptions ?? {}, 'options { source?, meta? }', 'inject');
-  return freezeJson({
+  return deepFreeze({
     content: toContentBlocks(content),
     source: options.source ?? { kind: 'plugin', plugin: '' },
     ...(options.meta === undefined ? {} : { meta: options.meta }),

@@ -41,7 +41,9 @@ export function turnDispatchScope(
   scope: RunScope,
   input: { agentId: string; turn: number },
 ): DispatchScope {
-  return { ...createReportingScope(services, input.agentId, input.turn), signal: scope.controller.signal };
+  const reporting = createReportingScope(services, input.agentId, input.turn);
+  reporting.signal = scope.controller.signal;
+  return reporting;
 }
 
 interface Resolved {

@@ -13,7 +13,14 @@ import { unprovidedActors } from '../runtime/unprovided.js';
 import type { ToolBatchOutput } from '../toolBatch/types.js';
 import { toolBatchMachine } from '../toolBatch.js';
 import { continuationItemId } from './actions.js';
-import { type AcceptedAnswer, freshStep, noRetries, resolveTurnEndReason, toTurnFailure } from './rules.js';
+import {
+  type AcceptedAnswer,
+  freshStep,
+  noRetries,
+  resolveTurnEndReason,
+  toTurnFailure,
+  updateStep,
+} from './rules.js';
 import type {
   ContinuationInput,
   ModelInput,
@@ -110,14 +117,13 @@ export const turnSetup = setup({
     }),
     clearSteering: assign({ steering: [] }),
     markSteered: assign({
-      thisStep: ({ context }) => ({ ...context.thisStep, steered: context.steering.length > 0 }),
+      thisStep: ({ context }) => updateStep(context.thisStep, { steered: context.steering.length > 0 }),
     }),
     acceptAnswer: assign(({ context }, params: { answer: AcceptedAnswer }) => ({
-      thisStep: {
-        ...context.thisStep,
+      thisStep: updateStep(context.thisStep, {
         calls: params.answer.calls,
         hadToolCalls: params.answer.calls.length > 0,
-      },
+      }),
       maxTokens: context.maxTokens || params.answer.finish === 'max-tokens',
       answered: true,
       request: noRetries,
@@ -151,7 +157,7 @@ export const turnSetup = setup({
     applyContinuation: assign(({ context }, params: { decision: ContinuationDecision }) => {
       const { decision } = params;
       const proceed = decision.action === 'continue';
-      const thisStep = { ...context.thisStep, proceed };
+      const thisStep = updateStep(context.thisStep, { proceed });
       if (decision.action !== 'continue' || !decision.reason) return { thisStep };
       const item: InboxItem = {
         id: continuationItemId(context),
