@@ -5,7 +5,8 @@ export { graphEvents } from './toolBatch/graph.js';
 
 /**
  * The calls of one assistant step: exclusive barriers and a rolling parallel pool, one policy lane,
- * commits in model order. Un-provided: bind services with `createToolBatchLogic(services)`.
+ * commits in model order. A call with listeners is a spawned toolCall actor; a call with no decision
+ * listener runs on the direct path (`startingDirect`), no actor. Un-provided: bind services with `createToolBatchLogic(services)`.
  */
 export const toolBatchMachine = toolBatchSetup.createMachine({
   id: 'toolBatch',
