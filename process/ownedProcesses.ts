@@ -1,4 +1,4 @@
-import { findMarked, killAndWait, markerNeedle } from './processTable.js';
+import { killMarked, markerNeedle } from './processTable.js';
 
 /**
  * The variable (`SEAMCHART_OWNER_<pid>=1`) every process this one starts carries (`runProcess`, MCP stdio
@@ -14,18 +14,6 @@ export const ownerMarkerName = `SEAMCHART_OWNER_${process.pid}`;
  * @returns how many processes were found
  * @example process.once('SIGINT', () => void killOwnedProcesses().finally(() => process.exit(130)));
  */
-export async function killOwnedProcesses(): Promise<number> {
-  const needle = markerNeedle(ownerMarkerName);
-  const found = new Set<number>();
-  // A process caught mid-exec (or forked during the kill) can hide from one scan: scan until one finds nothing new.
-  for (let round = 0; round < maxScanRounds; round++) {
-    const fresh = (await findMarked(needle)).filter((pid) => !found.has(pid));
-    if (fresh.length === 0) break;
-    for (const pid of fresh) found.add(pid);
-    await killAndWait(fresh, { groups: true });
-  }
-  return found.size;
+export function killOwnedProcesses(): Promise<number> {
+  return killMarked(markerNeedle(ownerMarkerName), { groups: true });
 }
-
-/** Scans of the process table one kill makes at most. */
-const maxScanRounds = 3;

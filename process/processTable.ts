@@ -76,3 +76,23 @@ function isAlive(pid: number): boolean {
     return false;
   }
 }
+
+/** Scans of the process table one kill makes at most. */
+const maxScanRounds = 3;
+
+/**
+ * SIGKILLs every process carrying the marker (and, with `groups`, each one's group), then waits until
+ * they are gone. A process caught mid-exec (or forked during the kill) can hide from one scan, so it
+ * scans until one finds nothing new.
+ * @returns how many processes were found
+ */
+export async function killMarked(needle: Buffer, options: { groups: boolean }): Promise<number> {
+  const found = new Set<number>();
+  for (let round = 0; round < maxScanRounds; round++) {
+    const fresh = (await findMarked(needle)).filter((pid) => !found.has(pid));
+    if (fresh.length === 0) break;
+    for (const pid of fresh) found.add(pid);
+    await killAndWait(fresh, options);
+  }
+  return found.size;
+}

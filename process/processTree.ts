@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { findMarked, killAndWait, markerNeedle, signalGroup, signalProcess } from './processTable.js';
+import { findMarked, killMarked, markerNeedle, signalGroup, signalProcess } from './processTable.js';
 
 /**
  * The processes one spawn started, found again after they left its process group.
@@ -36,7 +36,7 @@ export function createProcessTree(): ProcessTree {
     },
     async kill(pid) {
       if (pid !== undefined) signalGroup(pid, 'SIGKILL');
-      await killAndWait(await findMarked(needle), { groups: false });
+      await killMarked(needle, { groups: false });
     },
   };
 }

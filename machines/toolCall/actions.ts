@@ -147,7 +147,9 @@ export function createToolCallActions(servicesOf: ServicesResolver<ToolMachineSe
       params: { seam: 'tools/pre-execute' | 'tools/post-execute' },
     ): void => {
       const exec = execOf(context, system);
-      if (exec) reportDefaultDecision(servicesOf({ system }), context, exec, params.seam);
+      if (!exec) return;
+      const { seams } = liveHandlesOf(system).scopes.get(context.scopeKey);
+      reportDefaultDecision(servicesOf({ system }), context, exec, params.seam, seams);
     },
     sealCall: ({ context, system }: Args): void => {
       const { scopes, calls } = liveHandlesOf(system);

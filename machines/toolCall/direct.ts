@@ -67,7 +67,7 @@ export function createDirectCall(servicesOf: ServicesResolver<ToolMachineService
     if (detached.outcome === 'invalid-args')
       return skipped(createFailureResult('INVALID_ARGS', detached.message ?? 'Invalid arguments'));
     if (detached.outcome === 'pre-aborted') return skipped(createAbortedBeforeDispatch());
-    reportDefaultDecision(services, place, exec, 'tools/pre-execute');
+    reportDefaultDecision(services, place, exec, 'tools/pre-execute', scopes.get(place.scopeKey).seams);
     const phase = new AbortController();
     handles.phase = phase;
     const { result, contexts } = await phases.async
@@ -85,15 +85,15 @@ export function createDirectCall(servicesOf: ServicesResolver<ToolMachineService
       const { scopes, calls } = liveHandlesOf(system);
       const exec = calls.has(place.callKey) ? calls.get(place.callKey).sealed?.exec : undefined;
       if (!exec) return settled.result;
-      if (settled.reviewed) reportDefaultDecision(services, place, exec, 'tools/post-execute');
+      const { seams } = scopes.get(place.scopeKey);
+      if (settled.reviewed) reportDefaultDecision(services, place, exec, 'tools/post-execute', seams);
       let result: ToolResult;
       try {
         result = phases.sync.finalize({ system, context: { ...place, result: settled.result } }).result;
       } catch (error) {
         result = createPipelineError(error);
       }
-      if (scopes.get(place.scopeKey).seams.has('tools/result'))
-        notifyToolResult(services, place, exec, result);
+      if (seams.has('tools/result')) notifyToolResult(services, place, exec, result);
       return result;
     },
   };

@@ -1,6 +1,6 @@
 import type { JsonValue, ToolResult } from '../../kernel/index.js';
 import { describeThrown } from '../../kernel/index.js';
-import type { ToolExecution } from '../../seams/types.js';
+import type { SeamSet, ToolExecution } from '../../seams/types.js';
 import type { ToolMachineServices } from '../runtime/services.js';
 import { createDispatchScope } from './phases.js';
 import type { ToolCallContext } from './types.js';
@@ -13,13 +13,18 @@ const defaultDecisions = {
   'tools/post-execute': { kind: 'accept' },
 } as const;
 
-/** A waterfall with no listener is skipped; its default decision is still reported as `seam/decided`. */
+/**
+ * A waterfall with no listener is skipped; its default decision is still reported as `seam/decided`
+ * when the run's snapshot has an observer (as for every notify seam, one added later sees the next run).
+ */
 export function reportDefaultDecision(
   services: ToolMachineServices,
   place: NoticePlace,
   exec: ToolExecution,
   seam: keyof typeof defaultDecisions,
+  snapshot: SeamSet,
 ): void {
+  if (!snapshot.has('seam/decided')) return;
   try {
     const scope = createDispatchScope(services, place, exec, exec.signal);
     services.seams.notify(
