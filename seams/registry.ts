@@ -41,6 +41,8 @@ export function createSeams(options: SeamsOptions = {}): Seams {
   const cache = new Map<string | undefined, Snapshot>();
   let version = 0;
   let cachedVersion = 0;
+  // Listeners registered for one agent: while there are none, every agent sees the same snapshot.
+  let agentScoped = 0;
   let approval: ApprovalChannel | undefined;
 
   const register: Register = (seam, fn, listenerOptions, plugin) => {
@@ -55,16 +57,20 @@ export function createSeams(options: SeamsOptions = {}): Seams {
     // Dispatch order is stored directly: index 0 is outermost, so `prepend` goes to the front.
     if (listenerOptions.prepend) list.unshift(entry);
     else list.push(entry);
+    if (entry.agent !== undefined) agentScoped++;
     version++;
     return createDisposer(() => {
       const index = list.indexOf(entry);
       if (index === -1) return;
       list.splice(index, 1);
+      if (entry.agent !== undefined) agentScoped--;
       version++;
     });
   };
 
-  const takeSnapshot = (agentId: string | undefined): Snapshot => {
+  const takeSnapshot = (forAgent: string | undefined): Snapshot => {
+    // Without agent-scoped listeners the filter keeps every entry: one snapshot serves all agents.
+    const agentId = agentScoped === 0 ? undefined : forAgent;
     if (cachedVersion !== version || cache.size >= MAX_CACHED_SNAPSHOTS) {
       cache.clear();
       cachedVersion = version;

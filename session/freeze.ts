@@ -18,31 +18,52 @@ export class NotJsonError extends TypeError {
  * @param path where `value` sits, for the error message
  */
 export function toFrozenJson(value: unknown, path = 'data'): JsonValue {
-  return copy(value, path, new Set());
+  return copy(value, { root: path, keys: [] }, new Set());
 }
 
-function copy(value: unknown, path: string, ancestors: Set<object>): JsonValue {
+/** Where `copy` is: the path is joined only for an error message, not built for every value. */
+interface At {
+  readonly root: string;
+  readonly keys: (string | number)[];
+}
+
+function pathOf(at: At): string {
+  return at.keys.reduce<string>(
+    (path, key) => (typeof key === 'number' ? `${path}[${key}]` : `${path}.${key}`),
+    at.root,
+  );
+}
+
+function copy(value: unknown, at: At, ancestors: Set<object>): JsonValue {
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
   if (typeof value === 'number') {
     if (Number.isFinite(value)) return value;
-    throw new NotJsonError(path, `\`${value}\` (number)`);
+    throw new NotJsonError(pathOf(at), `\`${value}\` (number)`);
   }
-  if (typeof value !== 'object') throw new NotJsonError(path, `a ${typeof value}`);
-  if (ancestors.has(value)) throw new NotJsonError(path, 'a circular reference');
+  if (typeof value !== 'object') throw new NotJsonError(pathOf(at), `a ${typeof value}`);
+  if (ancestors.has(value)) throw new NotJsonError(pathOf(at), 'a circular reference');
   ancestors.add(value);
   try {
     if (Array.isArray(value)) {
-      return Object.freeze(
-        value.map((item, index) => copy(item, `${path}[${index}]`, ancestors)),
-      ) as JsonValue;
+      const out: JsonValue[] = [];
+      for (let index = 0; index < value.length; index++) {
+        at.keys.push(index);
+        out.push(copy(value[index], at, ancestors));
+        at.keys.pop();
+      }
+      return Object.freeze(out) as JsonValue;
     }
     const proto = Object.getPrototypeOf(value);
     if (proto !== Object.prototype && proto !== null) {
-      throw new NotJsonError(path, `an instance of ${proto?.constructor?.name ?? 'a class'}`);
+      throw new NotJsonError(pathOf(at), `an instance of ${proto?.constructor?.name ?? 'a class'}`);
     }
     const out: { [key: string]: JsonValue } = {};
-    for (const [key, item] of Object.entries(value)) {
-      if (item !== undefined) out[key] = copy(item, `${path}.${key}`, ancestors);
+    for (const key of Object.keys(value)) {
+      const item = (value as Record<string, unknown>)[key];
+      if (item === undefined) continue;
+      at.keys.push(key);
+      out[key] = copy(item, at, ancestors);
+      at.keys.pop();
     }
     return Object.freeze(out);
   } finally {

@@ -192,7 +192,8 @@ class AppendOnlyLog implements SessionLog {
       time: this.#now().toISOString(),
     });
     const line = JSON.stringify(event);
-    const lineBytes = Buffer.byteLength(line, 'utf8');
+    // A UTF-16 code unit takes at most 3 UTF-8 bytes: a short line needs no byte count.
+    const lineBytes = line.length * 3 <= this.maxLineBytes ? line.length : Buffer.byteLength(line, 'utf8');
     if (lineBytes > this.maxLineBytes) {
       throw new SessionLogError(
         'LINE_TOO_LONG',

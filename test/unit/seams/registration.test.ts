@@ -196,6 +196,22 @@ describe('registration', () => {
     expect(after.guards(makeExec())).toEqual({ denied: 'late', by: 'late' });
   });
 
+  test('without agent-scoped listeners every agent shares one snapshot; one scoped listener splits them', () => {
+    const seams = createSeams();
+    seams.on(Seam.status, noop);
+    // Ten thousand agents on one registry hold one snapshot, not one each.
+    expect(seams.snapshot('a')).toBe(seams.snapshot('b'));
+    const scoped = seams.on(Seam.turnContinuation, (_ctx, next) => next(), { agent: 'a' });
+    expect(seams.snapshot('a')).not.toBe(seams.snapshot('b'));
+    expect([
+      seams.snapshot('a').has(Seam.turnContinuation),
+      seams.snapshot('b').has(Seam.turnContinuation),
+    ]).toEqual([true, false]);
+    scoped();
+    expect(seams.snapshot('a')).toBe(seams.snapshot('b'));
+    expect(seams.snapshot('a').has(Seam.turnContinuation)).toBe(false);
+  });
+
   test('setApproval installs and clears the approval channel', async () => {
     const seams = createSeams();
     const channel = { request: async () => 'allowed-once' as const };

@@ -18,3 +18,21 @@ describe('memoryStore', () => {
     expect(store.sessionId).toBe('seeded');
   });
 });
+
+describe('memoryStore seed events that are not plain JSON', () => {
+  it('names the path of the first non-JSON value, through arrays and objects', () => {
+    const seed = {
+      seq: 0,
+      type: 'user/message',
+      time: 't',
+      data: { content: [{ type: 'text', text: 'a' }, { when: new Date(0) }] },
+    };
+    expect(() => memoryStore({ events: [seed as never] })).toThrow(
+      'Expected plain JSON at `event.data.content[1].when`, got an instance of Date',
+    );
+    const infinite = { ...seed, data: { turn: Number.POSITIVE_INFINITY } };
+    expect(() => memoryStore({ events: [infinite as never] })).toThrow(
+      'Expected plain JSON at `event.data.turn`, got `Infinity` (number)',
+    );
+  });
+});
