@@ -50,6 +50,8 @@ function nowMicros(): number {
 
 async function measure(iterations: number, body: () => Promise<void>): Promise<number> {
   const samples: number[] = [];
+  // One run first, not counted: the JIT's first tiers and the first old-space growth are not the steady state.
+  for (let i = 0; i < iterations; i++) await body();
   for (let run = 0; run < RUNS; run++) {
     const start = nowMicros();
     for (let i = 0; i < iterations; i++) await body();
@@ -98,7 +100,7 @@ async function benchToolCalls(): Promise<void> {
     const tools = createToolRegistry();
     tools.register(echoTool());
     const plain = await measure(2000, () => plainToolCall(perSeam));
-    const machine = await measure(500, async () => {
+    const machine = await measure(5000, async () => {
       await tools.execute({ name: 'echo', arguments: '{"text":"hi"}' }, { seams });
     });
     rows.push({
@@ -120,7 +122,7 @@ function constantModel(step: ModelStep): ModelAdapter {
 
 async function benchTurns(): Promise<void> {
   const step: ModelStep = { content: [{ type: 'text', text: 'ok' }], finish: 'stop' };
-  const fresh = await measure(100, async () => {
+  const fresh = await measure(1000, async () => {
     const agent = createAgent({
       seams: createSeams(),
       tools: createToolRegistry(),
@@ -174,7 +176,7 @@ async function benchParallelBatch(): Promise<void> {
     name: 'echo',
     arguments: { text: `t${i}` },
   }));
-  const perCall = await measure(20, async () => {
+  const perCall = await measure(200, async () => {
     const tools = createToolRegistry();
     tools.register(echoTool());
     const agent = createAgent({
