@@ -89,7 +89,9 @@ export function createDirectCall(servicesOf: ServicesResolver<ToolMachineService
       if (settled.reviewed) reportDefaultDecision(services, place, exec, 'tools/post-execute', seams);
       let result: ToolResult;
       try {
-        result = phases.sync.finalize({ system, context: { ...place, result: settled.result } }).result;
+        const { scopeKey, callKey, turn, step } = place;
+        const context = { scopeKey, callKey, turn, step, result: settled.result };
+        result = phases.sync.finalize({ system, context }).result;
       } catch (error) {
         result = createPipelineError(error);
       }

@@ -101,7 +101,11 @@ export const toolCallSetup = setup({
     recordPreDecision: assign(({ context, event }) => {
       const { decision } = outputOf<PreExecuteOutput>(event);
       return {
-        contexts: { ...context.contexts, pre: decision.additionalContexts ?? [] },
+        contexts: {
+          pre: decision.additionalContexts ?? [],
+          body: context.contexts.body,
+          post: context.contexts.post,
+        },
         askReason: decision.kind === 'ask' ? (decision.reason ?? null) : null,
       };
     }),
@@ -110,11 +114,12 @@ export const toolCallSetup = setup({
     }),
     settleDispatched: assign(({ context, event }) => {
       const output = outputOf<DispatchOutput>(event);
-      return { result: output.result, contexts: { ...context.contexts, body: output.contexts } };
+      const { pre, post } = context.contexts;
+      return { result: output.result, contexts: { pre, body: output.contexts, post } };
     }),
     settleDidNotStop: assign(({ context }) => ({
       result: createDidNotStop(),
-      contexts: { ...context.contexts, body: [] },
+      contexts: { pre: context.contexts.pre, body: [], post: context.contexts.post },
     })),
     applyReview: assign(({ context, event }) => {
       const output = outputOf<PostExecuteOutput>(event);
@@ -133,7 +138,7 @@ export const toolCallSetup = setup({
     })),
     abandonReview: assign(({ context }) => ({
       result: abandonReview(context.result),
-      contexts: { ...context.contexts, post: [] },
+      contexts: { pre: context.contexts.pre, body: context.contexts.body, post: [] },
     })),
     assembleResult: assign({ result: ({ context }) => assembleResult(context) }),
     applyFinalized: assign({ result: ({ event }) => outputOf<FinalizeOutput>(event).result }),
