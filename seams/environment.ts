@@ -7,6 +7,13 @@ const noFiles: readonly string[] = Object.freeze([]);
 class EnvironmentChannel implements AgentEnvironment {
   #files: readonly string[] = noFiles;
 
+  // An own function, so `files.forEach(env.addShellEnvFile)` works as it did with the object literal.
+  readonly addShellEnvFile = (file: string): void => {
+    if (typeof file !== 'string' || file === '')
+      throw new TypeError(`Expected addShellEnvFile() to receive a file path, got ${JSON.stringify(file)}`);
+    if (!this.#files.includes(file)) this.#files = Object.freeze([...this.#files, file]);
+  };
+
   constructor() {
     Object.freeze(this);
   }
@@ -15,10 +22,9 @@ class EnvironmentChannel implements AgentEnvironment {
     return this.#files;
   }
 
-  addShellEnvFile(file: string): void {
-    if (typeof file !== 'string' || file === '')
-      throw new TypeError(`Expected addShellEnvFile() to receive a file path, got ${JSON.stringify(file)}`);
-    if (!this.#files.includes(file)) this.#files = Object.freeze([...this.#files, file]);
+  // A getter is not an own property: without this, JSON.stringify(env) would be `{}`.
+  toJSON(): { shellEnvFiles: readonly string[] } {
+    return { shellEnvFiles: this.#files };
   }
 }
 
@@ -33,6 +39,10 @@ class ToolEnvironmentView implements ToolEnvironment {
 
   get shellEnvFiles(): readonly string[] {
     return this.#env.shellEnvFiles;
+  }
+
+  toJSON(): { shellEnvFiles: readonly string[] } {
+    return { shellEnvFiles: this.#env.shellEnvFiles };
   }
 }
 

@@ -48,6 +48,7 @@ function copy(value: unknown, at: At, ancestors: Set<object>): JsonValue {
       const out: JsonValue[] = [];
       for (let index = 0; index < value.length; index++) {
         at.keys.push(index);
+        if (!(index in value)) throw new NotJsonError(pathOf(at), 'a hole in a sparse array');
         out.push(copy(value[index], at, ancestors));
         at.keys.pop();
       }

@@ -37,13 +37,13 @@ const reportToConsole = (error: unknown, event: LogEvent): void =>
 // A class, not an object literal with getters (a slow-mode dictionary in V8): one fast-mode instance
 // per agent, its methods on the prototype instead of a closure each (decisions.md).
 class AppendOnlyLog implements SessionLog {
-  readonly maxLineBytes: number;
+  readonly #maxLineBytes: number;
   readonly #store: SessionStore;
   readonly #now: () => Date;
   readonly #onEvent: ((event: LogEvent) => void) | undefined;
   readonly #reportListenerError: (error: unknown, event: LogEvent) => void;
   readonly #events: LogEvent[];
-  // Allocated on first use: most logs never get a subscriber, a deferred event or a failure listener.
+  // Allocated on first use: most logs never get a subscriber or a deferred event (an agent's log does get a failure listener).
   #listeners: Set<(event: LogEvent) => void> | undefined;
   #deferred: LogEvent[] | undefined;
   #failureListeners: ((error: SessionStoreError) => void)[] | undefined;
@@ -65,13 +65,18 @@ class AppendOnlyLog implements SessionLog {
       }
     });
     this.#events = events;
-    this.maxLineBytes = this.#store.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+    this.#maxLineBytes = this.#store.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
     this.#openTurn = findOpenTurn(events);
   }
 
   // The live array, not a copy, so request derivation stays incremental; typed read-only.
   get events(): readonly LogEvent[] {
     return this.#events;
+  }
+
+  // Fixed when the log is built: the store's limit, not a field a caller could change.
+  get maxLineBytes(): number {
+    return this.#maxLineBytes;
   }
 
   get storeFailure(): SessionStoreError | undefined {
@@ -193,11 +198,11 @@ class AppendOnlyLog implements SessionLog {
     });
     const line = JSON.stringify(event);
     // A UTF-16 code unit takes at most 3 UTF-8 bytes: a short line needs no byte count.
-    const lineBytes = line.length * 3 <= this.maxLineBytes ? line.length : Buffer.byteLength(line, 'utf8');
-    if (lineBytes > this.maxLineBytes) {
+    const lineBytes = line.length * 3 <= this.#maxLineBytes ? line.length : Buffer.byteLength(line, 'utf8');
+    if (lineBytes > this.#maxLineBytes) {
       throw new SessionLogError(
         'LINE_TOO_LONG',
-        `Log event \`${type}\` (seq ${event.seq}) would take a line of ${lineBytes} bytes, over maxLineBytes (${this.maxLineBytes})`,
+        `Log event \`${type}\` (seq ${event.seq}) would take a line of ${lineBytes} bytes, over maxLineBytes (${this.#maxLineBytes})`,
       );
     }
     try {

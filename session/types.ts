@@ -1,7 +1,10 @@
 import type { AgentLogView, CoreEventData, CoreEventType, JsonValue, LogEvent } from '../kernel/index.js';
 import type { SessionStoreError } from './errors.js';
 
-/** The append-only session log (one per agent). */
+/**
+ * The append-only session log (one per agent). Its methods are called on the log (`log.append(…)`), not
+ * detached from it: they live on the class's prototype.
+ */
 export interface SessionLog extends AgentLogView {
   readonly events: readonly LogEvent[];
   /** Core event append used by the machines: validates `data` with the type's schema. */

@@ -141,6 +141,7 @@ export async function runPath<TLog = undefined>(
     }
     // A transition's source was active, even a transient initial state that no snapshot shows.
     if (own && event.type === '@xstate.microstep')
+      // `_transitions` is XState 5.33's own field on a microstep event (not public API): pinned with xstate.
       for (const t of event._transitions) visited.add(t.source.id);
   };
   // With a parent, the machine joins the parent's system: its clock and inspection are the parent's.

@@ -10,7 +10,7 @@ import {
   type MessageSource,
   MessageSourceSchema,
 } from '../../kernel/index.js';
-import { formatJsonFailure, snapshotJson } from '../../tools/index.js';
+import { deepFreezeJson, formatJsonFailure, snapshotJson } from '../../tools/index.js';
 
 /** One accepted followup/queue/steer item: plain, frozen JSON that travels through machine context. */
 export interface InboxItem {
@@ -51,16 +51,7 @@ export function toContentBlocks(content: string | readonly ContentBlock[]): Cont
 
 /** Deep-copies and freezes a JSON value so later mutation by the caller cannot reach the machines. */
 export function freezeJson<T>(value: T): T {
-  return deepFreeze(structuredClone(value));
-}
-
-/** Freezes, in place, a value nobody else holds (validated input is already a detached copy). */
-function deepFreeze<T>(value: T): T {
-  if (value !== null && typeof value === 'object') {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
+  return deepFreezeJson(structuredClone(value));
 }
 
 function validate<T>(schema: z.ZodType<T>, raw: unknown, what: string, method: string, root = 'options'): T {
@@ -104,7 +95,7 @@ export function createInboxItem(
     method,
   );
   // `validate` returned detached copies (snapshotJson, then zod's parse): freezing them is enough.
-  return deepFreeze({
+  return deepFreezeJson({
     id,
     content: toContentBlocks(content),
     source: options.source ?? { kind: 'user' },
@@ -124,7 +115,7 @@ export function createInjection(rawContent: unknown, rawOptions: unknown): Injec
     'content',
   );
   const options = validate(InjectOptionsSchema, rawOptions ?? {}, 'options { source?, meta? }', 'inject');
-  return deepFreeze({
+  return deepFreezeJson({
     content: toContentBlocks(content),
     source: options.source ?? { kind: 'plugin', plugin: '' },
     ...(options.meta === undefined ? {} : { meta: options.meta }),

@@ -41,6 +41,7 @@ export function turnDispatchScope(
   scope: RunScope,
   input: { agentId: string; turn: number },
 ): DispatchScope {
+  // A fresh object per call (createReportingScope), so setting its signal here touches nobody else's.
   const reporting = createReportingScope(services, input.agentId, input.turn);
   reporting.signal = scope.controller.signal;
   return reporting;

@@ -15,16 +15,17 @@ const echo = defineTool({
   execute: ({ text }) => text,
 });
 
-describe('the agent and turn contexts stay under 20 top-level keys', () => {
-  it('in every snapshot of a two-step turn with a tool call, steering and every turn seam listened to', async () => {
+describe('the agent, turn and toolCall contexts stay under 20 top-level keys', () => {
+  it('in every snapshot of a two-step turn with a stepped tool call, steering and five turn seams listened to', async () => {
     const widest = new Map<string, number>();
     const inspect = (event: InspectionEvent): void => {
       if (event.type !== '@xstate.snapshot') return;
       const { context } = event.snapshot as { context?: object };
       const actor = event.actorRef as AnyActorRef;
       const id = actor.id;
-      if (context === undefined || (id !== 'turn' && actor._parent !== undefined)) return;
-      const name = id === 'turn' ? 'turn' : 'agent';
+      const isCall = id.startsWith('call-');
+      if (context === undefined || (id !== 'turn' && !isCall && actor._parent !== undefined)) return;
+      const name = id === 'turn' ? 'turn' : isCall ? 'toolCall' : 'agent';
       widest.set(name, Math.max(widest.get(name) ?? 0, Object.keys(context).length));
     };
     const { agent, seams, expectInvariants } = createTestAgent({
@@ -37,6 +38,8 @@ describe('the agent and turn contexts stay under 20 top-level keys', () => {
     seams.on('agent/post-step', () => {});
     seams.on('agent/turn-continuation', (ctx) => ctx.defaultDecision);
     seams.on('agent/turn-stop', () => undefined);
+    // A decision listener, so the call is a toolCall actor (with none it runs on the batch's direct path).
+    seams.on('tools/pre-execute', (_exec, next) => next());
     agent.followup('hello');
     agent.steer('and this');
     await agent.whenIdle();
@@ -44,5 +47,6 @@ describe('the agent and turn contexts stay under 20 top-level keys', () => {
     expectInvariants();
     expect(widest.get('agent')).toBeLessThan(FAST_MODE_KEYS);
     expect(widest.get('turn')).toBeLessThan(FAST_MODE_KEYS);
+    expect(widest.get('toolCall')).toBeLessThan(FAST_MODE_KEYS);
   });
 });

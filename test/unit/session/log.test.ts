@@ -34,6 +34,26 @@ describe('createSessionLog', () => {
     expect(log.events).toEqual([first, second]);
   });
 
+  it('keeps the line limit it was built with: maxLineBytes cannot be reassigned', () => {
+    const log = createSessionLog();
+    const limit = log.maxLineBytes;
+    expect(() => {
+      (log as { maxLineBytes: number }).maxLineBytes = 10;
+    }).toThrow(TypeError);
+    expect(log.maxLineBytes).toBe(limit);
+    // A line far over 10 bytes is still accepted.
+    expect(openTurn(log).seq).toBe(0);
+  });
+
+  it('refuses a sparse array in a store’s events, naming the hole', () => {
+    // biome-ignore lint/suspicious/noSparseArray: the hole is what is tested
+    const holey = [1, , 3];
+    const event = { seq: 0, type: 'turn/start', time: '2025-01-01T00:00:00.000Z', data: { a: holey } };
+    expect(() => memoryStore({ events: [event as never] })).toThrow(
+      /`event\.data\.a\[1\]`, got a hole in a sparse array/,
+    );
+  });
+
   it('continues seq after the store’s initial events', () => {
     const log = createSessionLog({ store: memoryStore({ events: logOf(ts(1), um()) }) });
     expect(log.appendCore('turn/end', { turn: 1, reason: { kind: 'completed' } }).seq).toBe(2);
