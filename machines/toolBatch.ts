@@ -48,8 +48,7 @@ export const toolBatchMachine = toolBatchSetup.createMachine({
         params: ({ event }) => ({ index: event.index, settled: event.output }),
       },
     },
-    CANCEL_GRACE_OVER: { actions: 'settleStuckDirectCalls' },
-    ABORT: { guard: 'isLive', actions: ['markAborted', 'abortStartedCalls', 'startCancelGrace'] },
+    ABORT: { guard: 'isLive', actions: ['markAborted', 'abortStartedCalls'] },
     INTERNAL_ERROR: { target: '.failed', actions: 'recordFailure' },
     'xstate.error.actor.*': { actions: 'markCrashed' },
   },
@@ -79,11 +78,10 @@ export const toolBatchMachine = toolBatchSetup.createMachine({
             params: ({ event }) => ({ index: event.index, settled: event.output }),
           },
         },
-        CANCEL_GRACE_OVER: { target: 'scheduling', actions: 'settleStuckDirectCalls' },
         ABORT: {
           guard: 'isLive',
           target: 'scheduling',
-          actions: ['markAborted', 'abortStartedCalls', 'startCancelGrace'],
+          actions: ['markAborted', 'abortStartedCalls'],
         },
         'xstate.error.actor.*': { target: 'scheduling', actions: 'markCrashed' },
       },
@@ -95,7 +93,7 @@ export const toolBatchMachine = toolBatchSetup.createMachine({
         ABORT: {
           guard: 'isLive',
           target: 'scheduling',
-          actions: ['markAborted', 'abortStartedCalls', 'startCancelGrace'],
+          actions: ['markAborted', 'abortStartedCalls'],
         },
         'classify.done': {
           guard: 'classifiesNext',
@@ -126,7 +124,7 @@ export const toolBatchMachine = toolBatchSetup.createMachine({
       entry: ['startCall', 'spawnCall', { type: 'markStarted', params: { holdsLane: true } }],
       always: 'waiting',
     },
-    // No tool listeners: the batch runs the call itself, no actor; with no policy phase the lane stays free.
+    // No decision listener: the batch runs the call itself, no actor; with no policy phase the lane stays free.
     startingDirect: {
       entry: ['startCall', 'runDirectCall', { type: 'markStarted', params: { holdsLane: false } }],
       always: 'scheduling',

@@ -69,7 +69,7 @@ export const toolCallMachine = toolCallSetup.createMachine({
               },
               // Standalone with no listener on prepare, pre-execute or the guards: straight to the body.
               {
-                guard: 'detachedForDirectDispatch',
+                guard: 'standaloneSkipsToBody',
                 target: '#toolCall.dispatching.running',
                 actions: [
                   'recordDetach',
@@ -224,7 +224,7 @@ export const toolCallMachine = toolCallSetup.createMachine({
         'dispatch.done': [
           // Standalone with nothing to review: finalize at once (the commit and the empty review are skips).
           {
-            guard: { type: 'reviewIsEmpty', params: { seam: 'tools/post-execute' } },
+            guard: 'standaloneReviewIsEmpty',
             target: 'finalizing',
             actions: [
               'settleDispatched',

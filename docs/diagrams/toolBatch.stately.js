@@ -29,15 +29,11 @@ const toolBatchMachine = createMachine({
         "type": "recordDirectResult"
       }
     },
-    "CANCEL_GRACE_OVER": {
-      "actions": "settleStuckDirectCalls"
-    },
     "ABORT": {
       "guard": "isLive",
       "actions": [
         "markAborted",
-        "abortStartedCalls",
-        "startCancelGrace"
+        "abortStartedCalls"
       ]
     },
     "INTERNAL_ERROR": {
@@ -100,17 +96,12 @@ const toolBatchMachine = createMachine({
             "type": "recordDirectResult"
           }
         },
-        "CANCEL_GRACE_OVER": {
-          "target": "scheduling",
-          "actions": "settleStuckDirectCalls"
-        },
         "ABORT": {
           "guard": "isLive",
           "target": "scheduling",
           "actions": [
             "markAborted",
-            "abortStartedCalls",
-            "startCancelGrace"
+            "abortStartedCalls"
           ]
         },
         "xstate.error.actor.*": {
@@ -127,8 +118,7 @@ const toolBatchMachine = createMachine({
           "target": "scheduling",
           "actions": [
             "markAborted",
-            "abortStartedCalls",
-            "startCancelGrace"
+            "abortStartedCalls"
           ]
         },
         "classify.done": {

@@ -60,7 +60,7 @@ const toolCallMachine = createMachine({
                 ]
               },
               {
-                "guard": "detachedForDirectDispatch",
+                "guard": "standaloneSkipsToBody",
                 "target": "#toolCall.dispatching.running",
                 "actions": [
                   "recordDetach",
@@ -369,12 +369,7 @@ const toolCallMachine = createMachine({
       "on": {
         "dispatch.done": [
           {
-            "guard": {
-              "type": "reviewIsEmpty",
-              "params": {
-                "seam": "tools/post-execute"
-              }
-            },
+            "guard": "standaloneReviewIsEmpty",
             "target": "finalizing",
             "actions": [
               "settleDispatched",

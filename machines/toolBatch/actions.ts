@@ -137,24 +137,26 @@ export function createToolBatchActions(servicesOf: ServicesResolver<ToolMachineS
         runSignal,
       );
     }),
-    // Records `tool/call` now (nothing can rewrite the input), then runs the call; its result comes back
-    // as DIRECT_SETTLED, a microtask later at the earliest, as a call actor's report would.
+    // Reads and seals the call, records `tool/call` (nothing can rewrite the input; a refused append
+    // runs no body), then runs it; the result comes back as DIRECT_SETTLED, a microtask later at the
+    // earliest, as a call actor's report would.
     runDirectCall: guarded('Starting a tool call', (args) => {
       const { context, self, system } = args;
       const index = context.started;
       const call = context.calls[index]!;
+      const place = placeOf(context, index);
+      const sealed = direct.seal(system, place);
       recordCall(args, index, describeToolCallRecord(call.arguments));
-      void direct.start(system, placeOf(context, index)).then((output) => {
+      void direct.run(system, place, sealed).then((output) => {
         if (self.getSnapshot().status === 'active') self.send({ type: 'DIRECT_SETTLED', index, output });
       });
     }),
     commitDirectResult: guarded('Recording tool/result', (args) => {
       const { context, system } = args;
       const index = context.cursor;
-      const settled = context.results[index] ?? {
-        result: createFailureResult('PIPELINE_ERROR', 'The direct call settled without a result'),
-        reviewed: false,
-      };
+      const settled = context.results[index];
+      // Committed only once settled (`canCommitDirect`): a missing result is a bug, and fails the batch.
+      if (!settled) throw new Error(`direct call ${index} was committed before it settled`);
       commit(args, context.calls[index]!.id, direct.finish(system, placeOf(context, index), settled));
     }),
     commitResult: guarded<{ output: unknown }>('Recording tool/result', (args, params) => {

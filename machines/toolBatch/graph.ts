@@ -42,16 +42,14 @@ export const graphEvents: readonly AnyEventObject[] = [
     {
       type: 'DIRECT_SETTLED',
       index,
-      output: { result: withContexts(success, [graphContextOf(`c${index + 1}`)]), reviewed: true },
+      output: { result: withContexts(success, [graphContextOf(`c${index + 1}`)]), skipPost: false },
     },
     {
       type: 'DIRECT_SETTLED',
       index,
-      output: { result: createFailureResult('INVALID_ARGS', 'text: expected string'), reviewed: false },
+      output: { result: createFailureResult('INVALID_ARGS', 'text: expected string'), skipPost: true },
     },
   ]),
-  // Raised by the batch `cancelGrace` after its first ABORT (a delayed raise: the graph sends it instead).
-  { type: 'CANCEL_GRACE_OVER' },
   { type: 'ABORT' },
   { type: 'INTERNAL_ERROR', message: 'append failed' },
   { type: 'FINISH' },

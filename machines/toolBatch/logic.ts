@@ -15,7 +15,6 @@ export function provideToolBatchLogic(
   return toolBatchMachine.provide({
     actors: { ...createToolBatchActors(), toolCall: provideToolCallLogic(servicesOf) },
     actions: createToolBatchActions(servicesOf),
-    delays: { cancelGrace: ({ system }) => servicesOf({ system }).cancelGraceMs },
   });
 }
 

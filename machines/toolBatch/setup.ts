@@ -1,8 +1,7 @@
-import { assign, fromCallback, raise, setup, spawnChild, stopChild } from 'xstate';
+import { assign, fromCallback, setup, spawnChild, stopChild } from 'xstate';
 import { describeThrown } from '../../kernel/index.js';
 import { sendToLiveChild } from '../runtime/sendToLiveChild.js';
 import type { DirectSettlement } from '../toolCall/direct.js';
-import { createDidNotStop } from '../toolCall/rules.js';
 import { toolCallMachine } from '../toolCall.js';
 import { callIndexOf, callKeyOf, canCommitCursor, mayStartNext, nextFits } from './rules.js';
 import type {
@@ -45,8 +44,6 @@ export const toolBatchSetup = setup({
     abortStartedCalls: () => {},
     // Through the mailbox, so an INTERNAL_ERROR raised by the last commit is handled before the finish.
     requestFinish: ({ self }) => self.send({ type: 'FINISH' }),
-    // The grace is counted from the first abort; a direct call still running then did not stop.
-    startCancelGrace: raise({ type: 'CANCEL_GRACE_OVER' }, { id: 'cancelGrace', delay: 'cancelGrace' }),
     // Children (pure).
     spawnCall: spawnChild('toolCall', {
       id: ({ context }) => childId(context.started),
@@ -77,16 +74,6 @@ export const toolBatchSetup = setup({
       results: context.results.map((r, i) => (i === params.index ? params.settled : r)),
       settled: context.settled.map((s, i) => s || i === params.index),
     })),
-    // The grace ran out: every direct call still running settles as a body that did not stop.
-    settleStuckDirectCalls: assign(({ context }) => {
-      const stuck = (i: number) => i >= context.cursor && context.direct[i] === true && !context.settled[i];
-      return {
-        results: context.results.map((r, i) =>
-          stuck(i) ? { result: createDidNotStop(), reviewed: true } : r,
-        ),
-        settled: context.settled.map((s, i) => s || stuck(i)),
-      };
-    }),
     markPrepared: assign({
       preparing: ({ context, event }) =>
         callIndexOf(context, event) === context.preparing ? null : context.preparing,
@@ -129,7 +116,7 @@ export const toolBatchSetup = setup({
     nextFitsDirect: ({ context }) => nextFits(context) && context.nextDirect,
     isLive: ({ context }) => !context.aborted,
     isCursorCall: ({ context, event }) => actorIdOf(event) === childId(context.cursor),
-    // A direct call's first outcome counts; one that comes after the grace settled it is stale.
+    // A direct call settles once, while it is in flight.
     settlesDirectCall: ({ context }, params: { index: number }) =>
       params.index >= context.cursor &&
       params.index < context.started &&
@@ -137,8 +124,5 @@ export const toolBatchSetup = setup({
       !context.settled[params.index],
     // A classification is for the call about to start; any other is stale.
     classifiesNext: ({ context, event }) => (event as { index?: unknown }).index === context.started,
-  },
-  delays: {
-    cancelGrace: 5_000,
   },
 });

@@ -28,7 +28,7 @@ export interface ToolBatchContext {
   readonly settled: readonly boolean[];
   /** The mode each started call was started with. */
   readonly modes: readonly ConcurrencyMode[];
-  /** Which started calls run on the direct path (no tool listeners): no actor, the batch holds their result. */
+  /** Which started calls run on the direct path (no decision listener): no actor, the batch holds their result. */
   readonly direct: readonly boolean[];
   /** The settled result of each direct call, with its contexts (null until it settles). */
   readonly results: readonly (DirectSettlement | null)[];
@@ -48,8 +48,6 @@ export type ToolBatchEvent =
   | { type: 'ABORT' }
   | { type: 'INTERNAL_ERROR'; message: string }
   | { type: 'FINISH' }
-  // Raised by the batch `cancelGrace` after its first ABORT: a direct call still running did not stop.
-  | { type: 'CANCEL_GRACE_OVER' }
   // A direct call settled (`runDirectCall`): its result, with the body's contexts.
   | { type: 'DIRECT_SETTLED'; index: number; output: DirectSettlement }
   // The next call's classification (`classifyNext`), for the call at `index`.
@@ -74,7 +72,7 @@ export interface ToolBatchOutput {
 
 export interface ClassifyOutput {
   readonly mode: ConcurrencyMode;
-  /** No listener that decides or wraps on any tool seam: the call runs without an actor. */
+  /** No decision listener on any tool seam (observers allowed): the call runs without an actor. */
   readonly direct: boolean;
 }
 

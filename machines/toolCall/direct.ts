@@ -8,16 +8,10 @@ import type { ServicesResolver } from '../runtime/systemServices.js';
 import { notifyToolResult, reportDefaultDecision } from './notices.js';
 import { type CallPlace, createToolCallPhases, detachCall } from './phases.js';
 import { createAbortedBeforeDispatch, createPipelineError } from './rules.js';
-import type { ToolSeamKey } from './types.js';
+import { toolSeamKeys } from './types.js';
 
-/** The seams whose listeners decide or wrap (observers of `tools/result` and `seam/decided` only watch). */
-const steppedSeams: readonly ToolSeamKey[] = [
-  'tools/prepare',
-  'tools/pre-execute',
-  'guard',
-  'tools/execute',
-  'tools/post-execute',
-];
+/** The seams whose listeners decide or wrap: every tool seam but `tools/result`, which only observes. */
+const steppedSeams = toolSeamKeys.filter((key) => key !== 'tools/result');
 
 /**
  * Whether a run's calls take the direct path: no listener that decides or wraps, so every phase but
@@ -28,46 +22,68 @@ export function takesDirectPath(seams: SeamSet): boolean {
   return steppedSeams.every((key) => !seams.has(key));
 }
 
-/** How a direct call settled: its result (with the body's contexts) and whether post-execute reviews it. */
+/** How a direct call settled: its result (with the body's contexts) and whether post-execute is skipped. */
 export interface DirectSettlement {
   readonly result: ToolResult;
-  /** False for a call that failed or was aborted before dispatch: post-execute is skipped, as `skipPost` says. */
-  readonly reviewed: boolean;
+  /** A call that failed or was aborted before dispatch skips post-execute, as the chart's `skipPost` says. */
+  readonly skipPost: boolean;
 }
 
-/** A call on the direct path: started by the batch, finished at its commit. */
+/** A direct call once read and sealed: it runs its body, or it settled already (bad arguments, aborted). */
+export type SealedDirectCall =
+  | { readonly runs: true }
+  | { readonly runs: false; readonly settled: DirectSettlement };
+
+/** A call on the direct path: sealed and started by the batch, finished at its commit. */
 export interface DirectCall {
+  /** Detaches and seals the call (synchronously, before its `tool/call` is recorded, as `sealing` does). */
+  seal(system: ActorSystem<any>, place: CallPlace): SealedDirectCall;
   /**
-   * Detaches and seals the call, then runs its body under its own phase signal (closing the call
-   * aborts it). Never rejects: every failure is the call's result.
+   * Runs a sealed call's body under its own phase signal (closing the call aborts it). Never rejects:
+   * every failure is the call's result.
    */
-  start(system: ActorSystem<any>, place: CallPlace): Promise<DirectSettlement>;
+  run(system: ActorSystem<any>, place: CallPlace, sealed: SealedDirectCall): Promise<DirectSettlement>;
   /** The empty review, the tool's `finalizeContent` and `tools/result`, as the call's last states run them. */
   finish(system: ActorSystem<any>, place: CallPlace, settled: DirectSettlement): ToolResult;
 }
 
 /**
  * The toolCall phases for a call whose decision seams are all empty, in the chart's order for that
- * seam configuration (detach, seal, pre-execute's default, dispatch; after the commit post-execute's
+ * seam configuration (detach, seal; pre-execute's default, dispatch; after the commit post-execute's
  * default, finalize, `tools/result`) and with its outcomes.
  * @param servicesOf where the phases find tools, scopes and cancel grace
  */
 export function createDirectCall(servicesOf: ServicesResolver<ToolMachineServices>): DirectCall {
   const phases = createToolCallPhases(servicesOf);
-  const skipped = (result: ToolResult): DirectSettlement => ({ result, reviewed: false });
-  const start = async (system: ActorSystem<any>, place: CallPlace): Promise<DirectSettlement> => {
-    const services = servicesOf({ system });
+  const skipped = (result: ToolResult): SealedDirectCall => ({
+    runs: false,
+    settled: { result, skipPost: true },
+  });
+  const seal = (system: ActorSystem<any>, place: CallPlace): SealedDirectCall => {
     const detached = phases.sync.detach({ system, context: place });
     // Sealed whatever the outcome, as `sealing` does, so finalize still finds the call.
     const { scopes, calls } = liveHandlesOf(system);
     const handles = calls.get(place.callKey);
-    handles.sealed ??= sealToolCall(detachCall(services, handles, scopes.get(place.scopeKey), place));
-    const { exec } = handles.sealed;
+    handles.sealed ??= sealToolCall(
+      detachCall(servicesOf({ system }), handles, scopes.get(place.scopeKey), place),
+    );
     // `detach.done` as the chart reads it: invalid-args and pre-aborted settle before any dispatch.
     if (detached.outcome === 'invalid-args')
       return skipped(createFailureResult('INVALID_ARGS', detached.message ?? 'Invalid arguments'));
     if (detached.outcome === 'pre-aborted') return skipped(createAbortedBeforeDispatch());
-    reportDefaultDecision(services, place, exec, 'tools/pre-execute', scopes.get(place.scopeKey).seams);
+    return { runs: true };
+  };
+  const run = async (system: ActorSystem<any>, place: CallPlace): Promise<DirectSettlement> => {
+    const { scopes, calls } = liveHandlesOf(system);
+    const handles = calls.get(place.callKey);
+    const { exec } = handles.sealed!;
+    reportDefaultDecision(
+      servicesOf({ system }),
+      place,
+      exec,
+      'tools/pre-execute',
+      scopes.get(place.scopeKey).seams,
+    );
     const phase = new AbortController();
     handles.phase = phase;
     const { result, contexts } = await phases.async
@@ -75,18 +91,31 @@ export function createDirectCall(servicesOf: ServicesResolver<ToolMachineService
       .finally(() => {
         if (handles.phase === phase) handles.phase = undefined;
       });
-    return { result: withContexts(result, contexts), reviewed: true };
+    return { result: withContexts(result, contexts), skipPost: false };
   };
+  const failed = (error: unknown): DirectSettlement => ({
+    result: createPipelineError(error),
+    skipPost: true,
+  });
   return {
-    start: (system, place) =>
-      start(system, place).catch((error: unknown) => skipped(createPipelineError(error))),
+    seal: (system, place) => {
+      try {
+        return seal(system, place);
+      } catch (error) {
+        return { runs: false, settled: failed(error) };
+      }
+    },
+    run: async (system, place, sealed) => {
+      if (!sealed.runs) return sealed.settled;
+      return run(system, place).catch(failed);
+    },
     finish: (system, place, settled) => {
       const services = servicesOf({ system });
       const { scopes, calls } = liveHandlesOf(system);
       const exec = calls.has(place.callKey) ? calls.get(place.callKey).sealed?.exec : undefined;
       if (!exec) return settled.result;
       const { seams } = scopes.get(place.scopeKey);
-      if (settled.reviewed) reportDefaultDecision(services, place, exec, 'tools/post-execute', seams);
+      if (!settled.skipPost) reportDefaultDecision(services, place, exec, 'tools/post-execute', seams);
       let result: ToolResult;
       try {
         const { scopeKey, callKey, turn, step } = place;

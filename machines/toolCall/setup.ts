@@ -152,7 +152,7 @@ export const toolCallSetup = setup({
       outputOf<DetachOutput>(event).outcome === params.outcome,
     isNotPreparable: ({ context }) => !context.preparable,
     // A standalone call read cleanly, not aborted meanwhile, with no listener before its body.
-    detachedForDirectDispatch: ({ context, event }) => {
+    standaloneSkipsToBody: ({ context, event }) => {
       const output = outputOf<DetachOutput>(event);
       return (
         !context.batched &&
@@ -163,8 +163,8 @@ export const toolCallSetup = setup({
         !output.seamsPresent.guard
       );
     },
-    reviewIsEmpty: ({ context }, params: { seam: 'tools/post-execute' }) =>
-      !context.batched && !context.seamsPresent[params.seam],
+    // A standalone call (no commit to wait for) with no post-execute listener: nothing reviews its body.
+    standaloneReviewIsEmpty: ({ context }) => !context.batched && !context.seamsPresent['tools/post-execute'],
     preparedAs: ({ event }, params: { outcome: PrepareOutput['outcome'] }) =>
       outputOf<PrepareOutput>(event).outcome === params.outcome,
     hasResult: ({ context }) => context.result !== null,

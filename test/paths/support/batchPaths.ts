@@ -86,7 +86,18 @@ export function serializeBatchState(snapshot: AnyMachineSnapshot): string {
 export function isBatchEventReachable(snapshot: AnyMachineSnapshot, event: EventObject): boolean {
   const invoke = /^xstate\.(done|error)\.actor\.(.+)$/.exec(event.type);
   if (invoke && snapshot.children[invoke[2]!] === undefined) return false;
+  // A direct call has no actor to report: PREPARED_INPUT, PREPARED and SETTLED come only from call actors.
+  const context = snapshot.context as ToolBatchContext;
+  const reported = reportIndex(context, event);
+  if (reported !== null && context.direct[reported] === true) return false;
   return snapshot.value !== 'finishing' || event.type === 'FINISH' || event.type === 'INTERNAL_ERROR';
+}
+
+/** The call a report (`PREPARED_INPUT`, `PREPARED`, `SETTLED`) names, by its id in the batch input. */
+function reportIndex(context: ToolBatchContext, event: EventObject): number | null {
+  if (event.type !== 'PREPARED_INPUT' && event.type !== 'PREPARED' && event.type !== 'SETTLED') return null;
+  const index = context.calls.findIndex((call) => call.id === (event as { callId?: unknown }).callId);
+  return index < 0 ? null : index;
 }
 
 /**
@@ -209,12 +220,14 @@ export async function executeBatchPath(
         index,
         output: { mode: 'parallel', direct: false },
       })),
+      // Direct calls settle first: a call actor's reports never name one (the batch would commit a
+      // direct call marked settled by a report before its result came).
+      ...graphEvents.filter((event) => event.type === 'DIRECT_SETTLED' && !event.output.skipPost),
       ...calls.flatMap((call) => [
         { type: 'PREPARED_INPUT', callId: call.id, arguments: call.arguments },
         { type: 'PREPARED', callId: call.id },
         { type: 'SETTLED', callId: call.id },
       ]),
-      ...graphEvents.filter((event) => event.type === 'DIRECT_SETTLED' && event.output.reviewed),
     ],
     selfSent: (event, index) => event.type === 'FINISH' || refused.has(index - 1),
     beforeStep: (_event, index) => {

@@ -168,6 +168,40 @@ describe('F01 tool machines: no phase of a call is an actor', () => {
     }
   });
 
+  it('F01 a standalone call with no listener goes from its read straight to its body, and on to finalize', async () => {
+    const routeOf = async (seams: Seams) => {
+      const route: string[] = [];
+      const tools = createToolRegistryCore();
+      tools.register(echo);
+      const actor = createActor(createToolCallLogic({ tools, seams, cancelGraceMs: 5_000 }), {
+        input: { call: { callId: 'c1', name: 'echo', arguments: '{"text":"hi"}' } },
+        inspect: (event) => {
+          if (event.type === '@xstate.microstep' || event.type === '@xstate.snapshot')
+            route.push(JSON.stringify((event.snapshot as unknown as { value: unknown }).value));
+        },
+      });
+      const { result } = await toPromise(actor.start());
+      expect(result).toMatchObject({ isError: false, value: 'hi' });
+      return route.filter((value, index) => value !== route[index - 1]);
+    };
+    expect(await routeOf(createSeams())).toEqual([
+      '{"preparing":"detaching"}',
+      '{"dispatching":"running"}',
+      '{"finalizing":"checking"}',
+      // echo has a finalizer (finalizeContent).
+      '{"finalizing":"running"}',
+      '"notifying"',
+      '"done"',
+    ]);
+    // A listener before the body and one after: the call is sealed and decided, then settled and reviewed.
+    const listened = createSeams();
+    listened.on('tools/pre-execute', (_exec, next) => next());
+    listened.on('tools/post-execute', (_ctx, next) => next());
+    const stepped = await routeOf(listened);
+    expect(stepped).toContain('"sealing"');
+    expect(stepped).toContain('{"settled":"reporting"}');
+  });
+
   it('F01 a one-call turn with no tool listeners: the batch runs the call itself, no call actor', async () => {
     const { results, ids } = await turnWithCalls(1, false);
     expect(results.map((event) => event.data)).toMatchObject([{ callId: 'c0', isError: false }]);

@@ -211,3 +211,51 @@ describe('the direct path writes what the stepped toolCall chart writes', () => 
     expect(log.at(-1)).toMatchObject({ type: 'turn/end', data: { reason: { kind: 'aborted' } } });
   });
 });
+
+describe('a cancel from a listener on the tool/call record', () => {
+  // A pass-through `tools/execute` listener steps the call but leaves pre- and post-execute at their defaults.
+  const around = (seams: Seams): void => void seams.on('tools/execute', (exec, next) => next(exec));
+
+  async function cancelOnRecord(path: Path) {
+    const test = createTestAgent({
+      tools,
+      script: [{ toolCalls: [call('c1', 'echo', { text: 'x' })] }, { text: 'never asked' }],
+      plugins: [
+        {
+          name: 'canceller',
+          apply: (seams) =>
+            void seams.on('session/event', ({ event }) => {
+              if (event.type === 'tool/call') test.agent.cancel();
+            }),
+        },
+        ...(path === 'stepped' ? [{ name: 'around', apply: around }] : []),
+      ],
+    });
+    test.agent.followup('go');
+    await test.agent.whenIdle();
+    await test.agent.dispose();
+    test.expectInvariants();
+    return {
+      log: test.agent.log.events.map(({ type, data }) => ({ type, data })),
+      decided: test.notifications
+        .of('seam/decided')
+        .filter(({ callId }) => callId !== undefined)
+        .map(({ seam, decidedBy }) => ({ seam, decidedBy })),
+      observed: test.notifications.of('tools/result').map(({ result }) => result),
+    };
+  }
+
+  it('finds the call read on both paths: the same records, defaults and result', async () => {
+    const direct = await cancelOnRecord('direct');
+    const stepped = await cancelOnRecord('stepped');
+    expect(direct).toEqual(stepped);
+    expect(direct.decided).toEqual([
+      { seam: 'tools/pre-execute', decidedBy: 'default' },
+      { seam: 'tools/post-execute', decidedBy: 'default' },
+    ]);
+    expect(direct.log.find((event) => event.type === 'tool/result')?.data).toMatchObject({
+      callId: 'c1',
+      error: { code: 'ABORTED_BEFORE_DISPATCH' },
+    });
+  });
+});
