@@ -181,9 +181,10 @@ export function createToolBatchActions(servicesOf: ServicesResolver<ToolMachineS
       const { calls } = liveHandlesOf(system);
       // Only calls still running (decision 32): a call that died gets nothing.
       for (let index = context.cursor; index < context.started; index++) {
+        const key = callKeyOf(context, index);
+        // A direct call has no actor: its own controller is its abort (the body's signal).
         if (!context.direct[index]) sendToLiveChild(self, `call-${index}`, { type: 'ABORT' });
-        else if (calls.has(callKeyOf(context, index)))
-          calls.get(callKeyOf(context, index)).controller.abort();
+        else if (calls.has(key)) calls.get(key).controller.abort();
       }
     }),
   };
