@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
-import { type AnyActorRef, createActor, type InspectionEvent, toPromise } from 'xstate';
+import { Actor, type AnyActorRef, createActor, type InspectionEvent, toPromise } from 'xstate';
 import { z } from 'zod';
+import { createToolRegistry } from '../../../machines/toolCall/createToolRegistry.js';
 import { createToolCallLogic } from '../../../machines/toolCall/logic.js';
 import { createSeams } from '../../../seams/index.js';
 import type { Seams } from '../../../seams/types.js';
@@ -151,7 +152,7 @@ async function turnWithCalls(count: number, withListeners: boolean) {
 }
 
 describe('F01 tool machines: no phase of a call is an actor', () => {
-  it('F01 a standalone call is one actor, with every tool seam empty or every one listened to', async () => {
+  it('F01 a toolCall actor is one actor, with every tool seam empty or every one listened to', async () => {
     for (const withListeners of [false, true]) {
       const recorder = recordActors();
       const seams = createSeams();
@@ -167,6 +168,33 @@ describe('F01 tool machines: no phase of a call is an actor', () => {
       // Before: the call, its abort watch, detach and dispatch (4; 6 with listeners).
       expect(recorder.actors).toEqual([actor]);
     }
+  });
+
+  it('F01 tools.execute with no decision listener runs no actor; with listeners, one', async () => {
+    const actorsOf = async (listen: (seams: Seams) => void) => {
+      const seams = createSeams();
+      listen(seams);
+      const tools = createToolRegistry();
+      tools.register(echo);
+      const started = vi.spyOn(Actor.prototype, 'start');
+      try {
+        const result = await tools.execute({ name: 'echo', arguments: '{"text":"hi"}' }, { seams });
+        expect(result).toMatchObject({ isError: false, value: 'hi' });
+        return started.mock.calls.length;
+      } finally {
+        started.mockRestore();
+      }
+    };
+    // Observers only (`tools/result`, `seam/decided`) keep the call on the direct path.
+    const observersOnly = (seams: Seams): void => {
+      seams.on('tools/result', () => {});
+      seams.on('seam/decided', () => {});
+    };
+    expect(await actorsOf(() => {})).toBe(0);
+    expect(await actorsOf(observersOnly)).toBe(0);
+    // Before: one root actor per call whatever the listeners.
+    expect(await actorsOf(listenOnEveryToolSeam)).toBe(1);
+    expect(await actorsOf((seams) => void seams.on('tools/execute', (exec, next) => next(exec)))).toBe(1);
   });
 
   it('F01 a standalone call with no listener goes from its read straight to its body, and on to finalize', async () => {
