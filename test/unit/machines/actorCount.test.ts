@@ -32,7 +32,7 @@ function turnSubtree(actors: readonly AnyActorRef[]): string[] {
 }
 
 describe('F01 turn: empty seams create no actor', () => {
-  it('F01 a text turn with no listeners creates 3 actors: the turn, its model request and its flush', async () => {
+  it('F01 a text turn with no listeners is one actor: its model request and its flush are none', async () => {
     const recorder = recordActors();
     const { agent, expectInvariants } = createTestAgent({
       script: [{ text: 'hi' }],
@@ -43,8 +43,9 @@ describe('F01 turn: empty seams create no actor', () => {
     await agent.dispose();
     expectInvariants();
     // Before F01 the five empty seam states (prompt-submit, pre-step, post-step, continuation,
-    // turn-stop) each built their invoke and stopped it unstarted: 8 actors.
-    expect(turnSubtree(recorder.actors)).toEqual(['turn', 'model', 'flushLog']);
+    // turn-stop) each built their invoke and stopped it unstarted: 8 actors; then 3 (the turn, its
+    // `model` request and its `flushLog`), before those two became the turn's own phases.
+    expect(turnSubtree(recorder.actors)).toEqual(['turn']);
   });
 
   it('F01 a seam with a listener still invokes its actor, once per step', async () => {
@@ -62,7 +63,7 @@ describe('F01 turn: empty seams create no actor', () => {
     await agent.dispose();
     expectInvariants();
     expect(steps).toEqual([1]);
-    expect(turnSubtree(recorder.actors)).toEqual(['turn', 'preStep', 'model', 'flushLog']);
+    expect(turnSubtree(recorder.actors)).toEqual(['turn', 'preStep']);
   });
 });
 
@@ -233,24 +234,25 @@ describe('F01 tool machines: no phase of a call is an actor', () => {
   it('F01 a one-call turn with no tool listeners: the batch runs the call itself, no call actor', async () => {
     const { results, ids } = await turnWithCalls(1, false);
     expect(results.map((event) => event.data)).toMatchObject([{ callId: 'c0', isError: false }]);
-    // Before: 20 actors (classify, abortWatch, detach and dispatch for the call among them), then 7.
-    expect(ids).toEqual(['turn', 'model', 'toolBatch', 'scopeWatch', 'model', 'flushLog']);
+    // Before: 20 actors (classify, abortWatch, detach and dispatch for the call among them), then 7,
+    // then 6 (a `model` actor for each of the two steps and a `flushLog` among them).
+    expect(ids).toEqual(['turn', 'toolBatch', 'scopeWatch']);
   });
 
   it('F01 a one-call turn with a listener on every tool seam: one actor for the call, none per phase', async () => {
     const { results, ids } = await turnWithCalls(1, true);
     expect(results.map((event) => event.data)).toMatchObject([{ callId: 'c0', isError: false }]);
-    expect(ids).toEqual(['turn', 'model', 'toolBatch', 'scopeWatch', 'call-0', 'model', 'flushLog']);
+    expect(ids).toEqual(['turn', 'toolBatch', 'scopeWatch', 'call-0']);
   });
 
   it('F01 a 10-call parallel batch: no actor per call without listeners, one per call with them', async () => {
     const { results, ids } = await turnWithCalls(10, false);
     expect(results).toHaveLength(10);
-    // Before: 65 actors, then 16.
-    expect(ids).toEqual(['turn', 'model', 'toolBatch', 'scopeWatch', 'model', 'flushLog']);
+    // Before: 65 actors, then 16, then 6.
+    expect(ids).toEqual(['turn', 'toolBatch', 'scopeWatch']);
     const listened = await turnWithCalls(10, true);
     expect(listened.results).toHaveLength(10);
     const calls = Array.from({ length: 10 }, (_, index) => `call-${index}`);
-    expect(listened.ids).toEqual(['turn', 'model', 'toolBatch', 'scopeWatch', ...calls, 'model', 'flushLog']);
+    expect(listened.ids).toEqual(['turn', 'toolBatch', 'scopeWatch', ...calls]);
   });
 });
