@@ -8,7 +8,6 @@ import {
   defaultContinuation,
   defaultPromptDecision,
   initialTurnContext,
-  modelInputOf,
   promptSubmitInputOf,
   requestErrorInputOf,
   seamInputOf,
@@ -57,8 +56,10 @@ const flushStepFifo = ['appendStepFifo', 'clearStepFifo'] as const;
 
 /**
  * The turn statechart: one claimed message from `turn/start` to `turn/end` and its flush. Each seam
- * state enters `check`, which skips an empty seam, and invokes the seam in `running` otherwise.
- * Un-provided: bind services with `createTurnLogic(services)`.
+ * state enters `check`, which skips an empty seam, and invokes the seam in `running` otherwise. The
+ * model request and the flush are no actors: `startModelRequest`/`startLogFlush` start them on entry
+ * and they answer `model.done`/`model.error`, `flush.done`/`flush.error`; leaving `requesting` stops
+ * the request (`stopModelRequest`). Un-provided: bind services with `createTurnLogic(services)`.
  */
 export const turnMachine = turnSetup.createMachine({
   id: 'turn',
@@ -195,20 +196,19 @@ export const turnMachine = turnSetup.createMachine({
               initial: 'requesting',
               states: {
                 requesting: {
-                  entry: ['openStep', 'appendStepStart'],
+                  // The request starts here and is stopped when the state is left (no actor: decisions.md).
+                  entry: ['openStep', 'appendStepStart', 'startModelRequest'],
+                  exit: 'stopModelRequest',
                   always: bail,
-                  invoke: {
-                    id: 'model',
-                    src: 'model',
-                    input: modelInputOf,
-                    onDone: {
+                  on: {
+                    'model.done': {
                       target: 'answered',
                       actions: [
                         { type: 'acceptAnswer', params: ({ event }) => ({ answer: event.output }) },
                         { type: 'recordAnswer', params: ({ event }) => ({ answer: event.output }) },
                       ],
                     },
-                    onError: {
+                    'model.error': {
                       target: '#turn.open.requestError',
                       actions: [
                         { type: 'recordRequestFailure', params: ({ event }) => ({ error: event.error }) },
@@ -479,18 +479,14 @@ export const turnMachine = turnSetup.createMachine({
       always: 'flushing',
     },
     flushing: {
-      invoke: {
-        id: 'flushLog',
-        src: 'flushLog',
-        input: ({ context }) => ({ turn: context.input.turn }),
-        onDone: 'done',
+      entry: 'startLogFlush',
+      on: {
+        'flush.done': 'done',
         // A failed flush is reported, never appended (the turn is closed).
-        onError: {
+        'flush.error': {
           target: 'done',
           actions: { type: 'reportFlushFailure', params: ({ event }) => ({ error: event.error }) },
         },
-      },
-      on: {
         // turn/end is written: late steering is left over, late injections become injection turns.
         STEER: { actions: { type: 'pushSteering', params: ({ event }) => ({ item: event.item }) } },
         INJECT: {

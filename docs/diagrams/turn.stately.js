@@ -196,16 +196,16 @@ const turnMachine = createMachine({
                 "requesting": {
                   "entry": [
                     "openStep",
-                    "appendStepStart"
+                    "appendStepStart",
+                    "startModelRequest"
                   ],
+                  "exit": "stopModelRequest",
                   "always": {
                     "guard": "hasFailure",
                     "target": "#turn.closing"
                   },
-                  "invoke": {
-                    "id": "model",
-                    "src": "model",
-                    "onDone": {
+                  "on": {
+                    "model.done": {
                       "target": "answered",
                       "actions": [
                         {
@@ -216,7 +216,7 @@ const turnMachine = createMachine({
                         }
                       ]
                     },
-                    "onError": {
+                    "model.error": {
                       "target": "#turn.open.requestError",
                       "actions": [
                         {
@@ -687,18 +687,15 @@ const turnMachine = createMachine({
       "always": "flushing"
     },
     "flushing": {
-      "invoke": {
-        "id": "flushLog",
-        "src": "flushLog",
-        "onDone": "done",
-        "onError": {
+      "entry": "startLogFlush",
+      "on": {
+        "flush.done": "done",
+        "flush.error": {
           "target": "done",
           "actions": {
             "type": "reportFlushFailure"
           }
-        }
-      },
-      "on": {
+        },
         "STEER": {
           "actions": {
             "type": "pushSteering"

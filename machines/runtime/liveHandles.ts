@@ -2,7 +2,7 @@ import type { ActorSystem } from 'xstate';
 import { CallTable } from './callTable.js';
 import { ScopeTable } from './scopeTable.js';
 
-/** The live handles of one actor system: the run scopes and tool calls its actors share. */
+/** The live handles of one owner (an actor system, or one standalone call): the run scopes and tool calls it runs. */
 export interface LiveHandles {
   readonly scopes: ScopeTable;
   readonly calls: CallTable;
@@ -26,17 +26,29 @@ const handlesBySystem = new WeakMap<ActorSystem<any>, LiveHandles>();
 export function liveHandlesOf(system: ActorSystem<any>): LiveHandles {
   let handles = handlesBySystem.get(system);
   if (handles === undefined) {
-    const scopes = new ScopeTable();
-    const calls = new CallTable();
-    handles = {
-      scopes,
-      calls,
-      close: (scopeKey) => {
-        calls.closeAll(`${scopeKey}/`);
-        scopes.close(scopeKey);
-      },
-    };
+    handles = createLiveHandles();
     handlesBySystem.set(system, handles);
   }
   return handles;
+}
+
+/**
+ * Live handles owned by whoever creates them (a standalone call on the direct path, which has no
+ * actor system to key them by): they go when their owner drops them.
+ * @example
+ * const handles = createLiveHandles();
+ * handles.scopes.openAs('tools.execute', scope);
+ * try { ... } finally { handles.close('tools.execute'); }
+ */
+export function createLiveHandles(): LiveHandles {
+  const scopes = new ScopeTable();
+  const calls = new CallTable();
+  return {
+    scopes,
+    calls,
+    close: (scopeKey) => {
+      calls.closeAll(`${scopeKey}/`);
+      scopes.close(scopeKey);
+    },
+  };
 }

@@ -10,6 +10,8 @@ export interface RunScope {
   readonly controller: AbortController;
   readonly agent?: AgentHandle;
   readonly approval?: ApprovalChannel;
+  /** A turn's model request running now (`startModelRequest`): its own abort, and its identity. */
+  request?: AbortController | undefined;
 }
 
 /** A side table of run scopes keyed by a plain string (one table per actor system: `liveHandlesOf`). */
@@ -40,6 +42,10 @@ export class ScopeTable {
         `No run scope "${key}": it was closed or never opened; open it before starting the machine`,
       );
     return scope;
+  }
+
+  has(key: string): boolean {
+    return this.#scopes.has(key);
   }
 
   close(key: string): void {

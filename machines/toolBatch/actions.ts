@@ -7,7 +7,8 @@ import { liveHandlesOf } from '../runtime/liveHandles.js';
 import { sendToLiveChild } from '../runtime/sendToLiveChild.js';
 import type { ToolMachineServices } from '../runtime/services.js';
 import type { ServicesResolver } from '../runtime/systemServices.js';
-import { createDirectCall, takesDirectPath } from '../toolCall/direct.js';
+import { directCall as direct, takesDirectPath } from '../toolCall/direct.js';
+import type { CallRuntime } from '../toolCall/phases.js';
 import { createAbortedBeforeDispatch } from '../toolCall/rules.js';
 import type { ToolCallReport } from '../toolCall/types.js';
 import { classifyCall } from './actors.js';
@@ -83,7 +84,11 @@ export function createToolBatchActions(servicesOf: ServicesResolver<ToolMachineS
     handles.recorded = true;
     appendCall(servicesOf(args), context, context.calls[index]!, record);
   };
-  const direct = createDirectCall(servicesOf);
+  // A direct call runs with the batch system's handles and services.
+  const runtimeOf = ({ system }: EffectArgs): CallRuntime => ({
+    handles: liveHandlesOf(system),
+    services: servicesOf({ system }),
+  });
   const placeOf = (context: ToolBatchContext, index: number) => ({
     scopeKey: context.scopeKey,
     callKey: callKeyOf(context, index),
@@ -141,23 +146,28 @@ export function createToolBatchActions(servicesOf: ServicesResolver<ToolMachineS
     // runs no body), then runs it; the result comes back as DIRECT_SETTLED, a microtask later at the
     // earliest, as a call actor's report would.
     runDirectCall: guarded('Starting a tool call', (args) => {
-      const { context, self, system } = args;
+      const { context, self } = args;
       const index = context.started;
       const call = context.calls[index]!;
       const place = placeOf(context, index);
-      const sealed = direct.seal(system, place);
+      const runtime = runtimeOf(args);
+      const sealed = direct.seal(runtime, place);
       recordCall(args, index, describeToolCallRecord(call.arguments));
-      void direct.run(system, place, sealed).then((output) => {
+      void direct.run(runtime, place, sealed).then((output) => {
         if (self.getSnapshot().status === 'active') self.send({ type: 'DIRECT_SETTLED', index, output });
       });
     }),
     commitDirectResult: guarded('Recording tool/result', (args) => {
-      const { context, system } = args;
+      const { context } = args;
       const index = context.cursor;
       const settled = context.results[index];
       // Committed only once settled (`canCommitDirect`): a missing result is a bug, and fails the batch.
       if (!settled) throw new Error(`direct call ${index} was committed before it settled`);
-      commit(args, context.calls[index]!.id, direct.finish(system, placeOf(context, index), settled));
+      commit(
+        args,
+        context.calls[index]!.id,
+        direct.finish(runtimeOf(args), placeOf(context, index), settled),
+      );
     }),
     commitResult: guarded<{ output: unknown }>('Recording tool/result', (args, params) => {
       const output = params.output as ToolCallOutput;

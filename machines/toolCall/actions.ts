@@ -47,7 +47,7 @@ export function createToolCallActions(servicesOf: ServicesResolver<ToolMachineSe
     error: unknown,
     context: ToolCallContext,
   ): void => reportNoticeFailure(services, origin, error, context, context.callId);
-  const phases = createToolCallPhases(servicesOf);
+  const phases = createToolCallPhases();
   return {
     // The call's one listener on its signal (aborted by ABORT, the run's signal or the caller's): it
     // comes back as ABORT. Removed when the call table closes the call.
@@ -71,7 +71,11 @@ export function createToolCallActions(servicesOf: ServicesResolver<ToolMachineSe
       try {
         event = {
           type: `${params.phase}.done`,
-          output: phases.sync[params.phase]({ system, context }),
+          output: phases.sync[params.phase]({
+            handles: liveHandlesOf(system),
+            services: servicesOf({ system }),
+            context,
+          }),
         } as never;
       } catch (error) {
         event = { type: `${params.phase}.error`, error };
@@ -82,7 +86,8 @@ export function createToolCallActions(servicesOf: ServicesResolver<ToolMachineSe
     // (a phase left or stopped in the meantime is stale: its controller is no longer the call's).
     startPhase: ({ context, system, self }: Args, params: { phase: AsyncToolPhase }): void => {
       const { phase } = params;
-      const { calls } = liveHandlesOf(system);
+      const liveHandles = liveHandlesOf(system);
+      const { calls } = liveHandles;
       const controller = new AbortController();
       const handles = calls.has(context.callKey) ? calls.get(context.callKey) : undefined;
       if (handles) handles.phase = controller;
@@ -93,7 +98,13 @@ export function createToolCallActions(servicesOf: ServicesResolver<ToolMachineSe
       };
       let running: Promise<unknown>;
       try {
-        running = phases.async[phase]({ system, context, signal: controller.signal });
+        // The phase runs with the handles and services of the call's actor system.
+        running = phases.async[phase]({
+          handles: liveHandles,
+          services: servicesOf({ system }),
+          context,
+          signal: controller.signal,
+        });
       } catch (error) {
         running = Promise.reject(error);
       }

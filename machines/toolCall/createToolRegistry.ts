@@ -2,10 +2,13 @@ import type { ToolResult } from '../../kernel/index.js';
 import { describeReceived } from '../../kernel/index.js';
 import { createToolRegistryCore } from '../../tools/index.js';
 import type { ExecuteOptions, ToolCallRequest, ToolRegistry } from '../../tools/types.js';
-import { type LiveHandles, liveHandlesOf } from '../runtime/liveHandles.js';
+import { createLiveHandles, type LiveHandles, liveHandlesOf } from '../runtime/liveHandles.js';
+import type { RunScope } from '../runtime/scopeTable.js';
 import type { ToolMachineServices } from '../runtime/services.js';
 import { createActorWithServices } from '../runtime/systemServices.js';
+import { runStandaloneDirect, takesDirectPath } from './direct.js';
 import { sharedToolCallLogic } from './logic.js';
+import type { CallPlace } from './phases.js';
 
 const DEFAULT_CANCEL_GRACE_MS = 5_000;
 
@@ -28,46 +31,81 @@ export function createToolRegistry(): ToolRegistry {
     const onAbort = (): void => controller.abort(options.signal?.reason);
     if (options.signal?.aborted) onAbort();
     else options.signal?.addEventListener('abort', onAbort, { once: true });
-    const callId = request.callId ?? `call-${++calls}`;
-    // One root actor per call; its services are registered for its system (the logic is shared).
+    const call = { ...request, callId: request.callId ?? `call-${++calls}` };
     const services: ToolMachineServices = {
       tools: core,
       seams: options.seams,
       cancelGraceMs: options.cancelGraceMs,
     };
-    // The request may carry live handles (agent, parent), so the call is opened here, in the
-    // call's own system, before it starts; the system's handles go when the actor does.
-    const scopeKey = 'tools.execute';
-    const callKey = `${scopeKey}/call`;
-    let handles: LiveHandles | undefined;
+    const seams = options.seams.snapshot(request.agent?.id);
+    const scope: RunScope = {
+      seams,
+      controller,
+      ...(request.agent ? { agent: request.agent } : {}),
+      ...(options.approval ? { approval: options.approval } : {}),
+    };
     try {
-      return await new Promise<ToolResult>((resolve, reject) => {
-        const actor = createActorWithServices(sharedToolCallLogic(), services, {
-          input: { scopeKey, callKey, batched: false },
-        });
-        handles = liveHandlesOf(actor.system);
-        handles.scopes.openAs(scopeKey, {
-          seams: options.seams.snapshot(request.agent?.id),
-          controller,
-          ...(request.agent ? { agent: request.agent } : {}),
-          ...(options.approval ? { approval: options.approval } : {}),
-        });
-        handles.calls.open(callKey, { ...request, callId }, controller.signal);
-        // The root actor always has an error subscriber: a machine failure rejects, it never crashes.
-        actor.subscribe({
-          complete: () => resolve(actor.getSnapshot().output!.result),
-          error: (error) =>
-            reject(new Error(`tools.execute failed internally for "${request.name}"`, { cause: error })),
-        });
-        actor.start();
-      });
+      return await (takesDirectPath(seams)
+        ? executeDirect(services, scope, call)
+        : executeStepped(services, scope, call));
     } finally {
       options.signal?.removeEventListener('abort', onAbort);
-      handles?.close(scopeKey);
     }
   };
 
   return { ...core, execute };
+}
+
+// The request may carry live handles (agent, parent), so the call is opened in handles it owns,
+// before anything runs, and closed with them when it is done.
+const scopeKey = 'tools.execute';
+const place: CallPlace = { scopeKey, callKey: `${scopeKey}/call`, turn: null, step: null };
+
+/** No decision listener: the call runs on the direct path, with no actor, in handles of its own. */
+async function executeDirect(
+  services: ToolMachineServices,
+  scope: RunScope,
+  call: ToolCallRequest & { readonly callId: string },
+): Promise<ToolResult> {
+  const handles = createLiveHandles();
+  try {
+    handles.scopes.openAs(scopeKey, scope);
+    handles.calls.openAsRun(place.callKey, call, scope.controller);
+    return await runStandaloneDirect({ handles, services }, place);
+  } catch (error) {
+    throw new Error(`tools.execute failed internally for "${call.name}"`, { cause: error });
+  } finally {
+    handles.close(scopeKey);
+  }
+}
+
+/** One root actor per call; its services are registered for its system (the logic is shared). */
+async function executeStepped(
+  services: ToolMachineServices,
+  scope: RunScope,
+  call: ToolCallRequest & { readonly callId: string },
+): Promise<ToolResult> {
+  let handles: LiveHandles | undefined;
+  try {
+    return await new Promise<ToolResult>((resolve, reject) => {
+      const actor = createActorWithServices(sharedToolCallLogic(), services, {
+        input: { scopeKey, callKey: place.callKey, batched: false },
+      });
+      // The system's handles go when the actor does.
+      handles = liveHandlesOf(actor.system);
+      handles.scopes.openAs(scopeKey, scope);
+      handles.calls.openAsRun(place.callKey, call, scope.controller);
+      // The root actor always has an error subscriber: a machine failure rejects, it never crashes.
+      actor.subscribe({
+        complete: () => resolve(actor.getSnapshot().output!.result),
+        error: (error) =>
+          reject(new Error(`tools.execute failed internally for "${call.name}"`, { cause: error })),
+      });
+      actor.start();
+    });
+  } finally {
+    handles?.close(scopeKey);
+  }
 }
 
 // The request's fields are read once here; sealing reads this copy.

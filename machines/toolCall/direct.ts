@@ -1,12 +1,9 @@
-import type { ActorSystem } from 'xstate';
 import type { ToolResult } from '../../kernel/index.js';
 import type { SeamSet } from '../../seams/types.js';
 import { createFailureResult, sealToolCall, withContexts } from '../../tools/index.js';
-import { liveHandlesOf } from '../runtime/liveHandles.js';
-import type { ToolMachineServices } from '../runtime/services.js';
-import type { ServicesResolver } from '../runtime/systemServices.js';
+import type { CallHandles } from '../runtime/callTable.js';
 import { notifyToolResult, reportDefaultDecision } from './notices.js';
-import { type CallPlace, createToolCallPhases, detachCall } from './phases.js';
+import { type CallPlace, type CallRuntime, createToolCallPhases, detachCall } from './phases.js';
 import { createAbortedBeforeDispatch, createPipelineError } from './rules.js';
 import { toolSeamKeys } from './types.js';
 
@@ -34,84 +31,98 @@ export type SealedDirectCall =
   | { readonly runs: true }
   | { readonly runs: false; readonly settled: DirectSettlement };
 
-/** A call on the direct path: sealed and started by the batch, finished at its commit. */
+/**
+ * A call on the direct path: sealed and started by its runner (the batch, or a standalone
+ * `tools.execute`), finished at its commit. Each step runs with the live handles and services the
+ * runner holds (the batch resolves them from its actor system; a standalone call owns its own).
+ */
 export interface DirectCall {
   /** Detaches and seals the call (synchronously, before its `tool/call` is recorded, as `sealing` does). */
-  seal(system: ActorSystem<any>, place: CallPlace): SealedDirectCall;
+  seal(runtime: CallRuntime, place: CallPlace): SealedDirectCall;
   /**
    * Runs a sealed call's body under its own phase signal (closing the call aborts it). Never rejects:
    * every failure is the call's result.
    */
-  run(system: ActorSystem<any>, place: CallPlace, sealed: SealedDirectCall): Promise<DirectSettlement>;
+  run(runtime: CallRuntime, place: CallPlace, sealed: SealedDirectCall): Promise<DirectSettlement>;
+  /**
+   * `run` for a call closed only once it resolved (a standalone call, whose handles it owns): nothing
+   * can close it mid-body, so the body runs under the call's own signal, with no phase controller.
+   */
+  runOwned(runtime: CallRuntime, place: CallPlace, sealed: SealedDirectCall): Promise<DirectSettlement>;
   /** The empty review, the tool's `finalizeContent` and `tools/result`, as the call's last states run them. */
-  finish(system: ActorSystem<any>, place: CallPlace, settled: DirectSettlement): ToolResult;
+  finish(runtime: CallRuntime, place: CallPlace, settled: DirectSettlement): ToolResult;
 }
 
 /**
  * The toolCall phases for a call whose decision seams are all empty, in the chart's order for that
  * seam configuration (detach, seal; pre-execute's default, dispatch; after the commit post-execute's
  * default, finalize, `tools/result`) and with its outcomes.
- * @param servicesOf where the phases find tools, scopes and cancel grace
  */
-export function createDirectCall(servicesOf: ServicesResolver<ToolMachineServices>): DirectCall {
-  const phases = createToolCallPhases(servicesOf);
-  const skipped = (result: ToolResult): SealedDirectCall => ({
-    runs: false,
-    settled: { result, skipPost: true },
-  });
-  const seal = (system: ActorSystem<any>, place: CallPlace): SealedDirectCall => {
-    const detached = phases.sync.detach({ system, context: place });
+function createDirectCall(): DirectCall {
+  const phases = createToolCallPhases();
+  const seal = ({ handles: liveHandles, services }: CallRuntime, place: CallPlace): SealedDirectCall => {
+    const detached = phases.sync.detach({ handles: liveHandles, services, context: place });
     // Sealed whatever the outcome, as `sealing` does, so finalize still finds the call.
-    const { scopes, calls } = liveHandlesOf(system);
+    const { scopes, calls } = liveHandles;
     const handles = calls.get(place.callKey);
-    handles.sealed ??= sealToolCall(
-      detachCall(servicesOf({ system }), handles, scopes.get(place.scopeKey), place),
-    );
+    handles.sealed ??= sealToolCall(detachCall(services, handles, scopes.get(place.scopeKey), place));
     // `detach.done` as the chart reads it: invalid-args and pre-aborted settle before any dispatch.
     if (detached.outcome === 'invalid-args')
       return skipped(createFailureResult('INVALID_ARGS', detached.message ?? 'Invalid arguments'));
     if (detached.outcome === 'pre-aborted') return skipped(createAbortedBeforeDispatch());
     return { runs: true };
   };
-  const run = async (system: ActorSystem<any>, place: CallPlace): Promise<DirectSettlement> => {
-    const { scopes, calls } = liveHandlesOf(system);
-    const handles = calls.get(place.callKey);
+  // Pre-execute's default, then the body under `signal`.
+  const body = async (
+    { handles: liveHandles, services }: CallRuntime,
+    place: CallPlace,
+    handles: CallHandles,
+    signal: AbortSignal,
+  ): Promise<DirectSettlement> => {
     const { exec } = handles.sealed!;
-    reportDefaultDecision(
-      servicesOf({ system }),
-      place,
-      exec,
-      'tools/pre-execute',
-      scopes.get(place.scopeKey).seams,
-    );
-    const phase = new AbortController();
-    handles.phase = phase;
-    const { result, contexts } = await phases.async
-      .dispatch({ system, context: place, signal: phase.signal })
-      .finally(() => {
-        if (handles.phase === phase) handles.phase = undefined;
-      });
+    const { seams } = liveHandles.scopes.get(place.scopeKey);
+    reportDefaultDecision(services, place, exec, 'tools/pre-execute', seams);
+    const { result, contexts } = await phases.async.dispatch({
+      handles: liveHandles,
+      services,
+      context: place,
+      signal,
+    });
     return { result: withContexts(result, contexts), skipPost: false };
   };
-  const failed = (error: unknown): DirectSettlement => ({
-    result: createPipelineError(error),
-    skipPost: true,
-  });
+  // Under a phase signal of its own, which closing the call aborts (a batch that stopped).
+  const run = async (runtime: CallRuntime, place: CallPlace): Promise<DirectSettlement> => {
+    const handles = runtime.handles.calls.get(place.callKey);
+    const phase = new AbortController();
+    handles.phase = phase;
+    try {
+      return await body(runtime, place, handles, phase.signal);
+    } finally {
+      if (handles.phase === phase) handles.phase = undefined;
+    }
+  };
+  const runOwned = async (runtime: CallRuntime, place: CallPlace): Promise<DirectSettlement> => {
+    const handles = runtime.handles.calls.get(place.callKey);
+    return body(runtime, place, handles, handles.controller.signal);
+  };
   return {
-    seal: (system, place) => {
+    seal: (runtime, place) => {
       try {
-        return seal(system, place);
+        return seal(runtime, place);
       } catch (error) {
         return { runs: false, settled: failed(error) };
       }
     },
-    run: async (system, place, sealed) => {
+    run: async (runtime, place, sealed) => {
       if (!sealed.runs) return sealed.settled;
-      return run(system, place).catch(failed);
+      return run(runtime, place).catch(failed);
     },
-    finish: (system, place, settled) => {
-      const services = servicesOf({ system });
-      const { scopes, calls } = liveHandlesOf(system);
+    runOwned: async (runtime, place, sealed) => {
+      if (!sealed.runs) return sealed.settled;
+      return runOwned(runtime, place).catch(failed);
+    },
+    finish: ({ handles: liveHandles, services }, place, settled) => {
+      const { scopes, calls } = liveHandles;
       const exec = calls.has(place.callKey) ? calls.get(place.callKey).sealed?.exec : undefined;
       if (!exec) return settled.result;
       const { seams } = scopes.get(place.scopeKey);
@@ -120,7 +131,7 @@ export function createDirectCall(servicesOf: ServicesResolver<ToolMachineService
       try {
         const { scopeKey, callKey, turn, step } = place;
         const context = { scopeKey, callKey, turn, step, result: settled.result };
-        result = phases.sync.finalize({ system, context }).result;
+        result = phases.sync.finalize({ handles: liveHandles, services, context }).result;
       } catch (error) {
         result = createPipelineError(error);
       }
@@ -128,4 +139,31 @@ export function createDirectCall(servicesOf: ServicesResolver<ToolMachineService
       return result;
     },
   };
+}
+
+/** The direct path's steps (no state of their own: every call's lives in its handles). */
+export const directCall: DirectCall = createDirectCall();
+
+/**
+ * Runs a standalone call (`tools.execute`, no decision listener) on the direct path to its result,
+ * as the chart runs it: read and sealed now, the read's outcome taken a microtask later (when the
+ * chart receives `detach.done`), so an abort already on its way settles it before dispatch with no
+ * default reported, as the chart's `checking` → `sealing` route does; then the body, then finish.
+ * @param runtime the call's own live handles (its scope and call opened) and services
+ * @param place where the call is in those handles
+ */
+export async function runStandaloneDirect(runtime: CallRuntime, place: CallPlace): Promise<ToolResult> {
+  let sealed = directCall.seal(runtime, place);
+  await undefined;
+  if (sealed.runs && runtime.handles.calls.get(place.callKey).controller.signal.aborted)
+    sealed = skipped(createAbortedBeforeDispatch());
+  return directCall.finish(runtime, place, await directCall.runOwned(runtime, place, sealed));
+}
+
+function skipped(result: ToolResult): SealedDirectCall {
+  return { runs: false, settled: { result, skipPost: true } };
+}
+
+function failed(error: unknown): DirectSettlement {
+  return { result: createPipelineError(error), skipPost: true };
 }

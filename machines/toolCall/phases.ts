@@ -1,4 +1,3 @@
-import type { ActorSystem } from 'xstate';
 import {
   ApprovalAnswerSchema,
   type ApprovalVerdict,
@@ -22,10 +21,9 @@ import {
   withoutContexts,
 } from '../../tools/index.js';
 import type { CallHandles } from '../runtime/callTable.js';
-import { liveHandlesOf } from '../runtime/liveHandles.js';
+import type { LiveHandles } from '../runtime/liveHandles.js';
 import type { RunScope } from '../runtime/scopeTable.js';
 import type { ToolMachineServices } from '../runtime/services.js';
-import type { ServicesResolver } from '../runtime/systemServices.js';
 import { normalizeAroundResult } from './normalize.js';
 import { assembleResult, createAbortedBeforeDispatch, describeApprovalRefusal } from './rules.js';
 import {
@@ -46,9 +44,17 @@ interface Resolved {
 /** Where a call runs: enough to find its handles and scope (a direct call has no machine context). */
 export type CallPlace = Pick<ToolCallContext, 'scopeKey' | 'callKey' | 'turn' | 'step'>;
 
-/** What a phase runs with: the call's system (its live handles and services), its context, its signal. */
-export interface PhaseArgs<TContext = ToolCallContext> {
-  readonly system: ActorSystem<any>;
+/**
+ * Where a call's phases find what they run with: the live handles and services of the call's owner
+ * (resolved from the actor system by the machines' actions, or held by a standalone direct call).
+ */
+export interface CallRuntime {
+  readonly handles: LiveHandles;
+  readonly services: ToolMachineServices;
+}
+
+/** What a phase runs with: the call's runtime, its context, its signal. */
+export interface PhaseArgs<TContext = ToolCallContext> extends CallRuntime {
   readonly context: TContext;
   /** Aborted when the machine leaves the phase's state (or the call stops): a late outcome is ignored. */
   readonly signal: AbortSignal;
@@ -67,16 +73,15 @@ export type AsyncPhaseRunners = {
 } & { dispatch(args: PhaseArgs<CallPlace>): Promise<ToolPhaseOutputs['dispatch']> };
 
 /**
- * The toolCall machine's phases, each resolving its services from its args (see `ServicesResolver`).
- * None is an actor: `runPhase` and `startPhase` (actions.ts) run them and send their outcome back.
- * @param servicesOf where the phases find tools, scopes, seams, cancel grace
+ * The toolCall machine's phases, each running with the handles and services in its args. None is an
+ * actor: `runPhase` and `startPhase` (actions.ts) run them and send their outcome back; a direct call
+ * (direct.ts) runs them in turn.
  */
-export function createToolCallPhases(servicesOf: ServicesResolver<ToolMachineServices>): {
+export function createToolCallPhases(): {
   readonly sync: SyncPhaseRunners;
   readonly async: AsyncPhaseRunners;
 } {
-  const resolve = (system: ActorSystem<any>, context: CallPlace): Resolved => {
-    const { scopes, calls } = liveHandlesOf(system);
+  const resolve = ({ scopes, calls }: LiveHandles, context: CallPlace): Resolved => {
     const handles = calls.get(context.callKey);
     if (!handles.sealed)
       throw new Error(`Tool call "${context.callKey}" was not sealed before its policy ran`);
@@ -96,9 +101,7 @@ export function createToolCallPhases(servicesOf: ServicesResolver<ToolMachineSer
   ): DispatchScope => createDispatchScope(services, context, exec, signal);
 
   const sync: SyncPhaseRunners = {
-    detach: ({ system, context }) => {
-      const services = servicesOf({ system });
-      const { scopes, calls } = liveHandlesOf(system);
+    detach: ({ handles: { scopes, calls }, services, context }) => {
       const handles = calls.get(context.callKey);
       const scope = scopes.get(context.scopeKey);
       const detached = detachCall(services, handles, scope, context);
@@ -116,14 +119,14 @@ export function createToolCallPhases(servicesOf: ServicesResolver<ToolMachineSer
       return { ...base, outcome: handles.controller.signal.aborted ? 'pre-aborted' : 'detached' };
     },
 
-    guards: ({ system, context }) => {
-      const { exec, scope } = resolve(system, context);
+    guards: ({ handles: liveHandles, context }) => {
+      const { exec, scope } = resolve(liveHandles, context);
       const denial = scope.seams.guards(exec);
       return denial ? { denied: denial.denied, by: denial.by } : { denied: null, by: null };
     },
 
-    finalize: ({ system, context }) => {
-      const { sealed, exec } = resolve(system, context);
+    finalize: ({ handles: liveHandles, context }) => {
+      const { sealed, exec } = resolve(liveHandles, context);
       const result = context.result!;
       if (!sealed.finalize) return { result };
       return { result: runFinalizer(sealed.finalize, exec, result) };
@@ -132,9 +135,7 @@ export function createToolCallPhases(servicesOf: ServicesResolver<ToolMachineSer
 
   const async: AsyncPhaseRunners = {
     // The fold's input to seal is left in the call table, also when it fails (for finalize and the log).
-    prepare: async ({ system, context, signal }) => {
-      const services = servicesOf({ system });
-      const { scopes, calls } = liveHandlesOf(system);
+    prepare: async ({ handles: { scopes, calls }, services, context, signal }) => {
       const handles = calls.get(context.callKey);
       const call = handles.detached;
       if (call === undefined || !isPreparable(call)) {
@@ -152,9 +153,8 @@ export function createToolCallPhases(servicesOf: ServicesResolver<ToolMachineSer
         : { outcome: 'refused', result: outcome.result };
     },
 
-    preExecute: async ({ system, context, signal }) => {
-      const services = servicesOf({ system });
-      const { exec, scope } = resolve(system, context);
+    preExecute: async ({ handles: liveHandles, services, context, signal }) => {
+      const { exec, scope } = resolve(liveHandles, context);
       const outcome = await scope.seams.waterfall(
         'tools/pre-execute',
         exec,
@@ -164,9 +164,8 @@ export function createToolCallPhases(servicesOf: ServicesResolver<ToolMachineSer
       return { decision: outcome.decision, decidedBy: outcome.decidedBy };
     },
 
-    approval: async ({ system, context, signal }) => {
-      const services = servicesOf({ system });
-      const { exec, scope } = resolve(system, context);
+    approval: async ({ handles: liveHandles, services, context, signal }) => {
+      const { exec, scope } = resolve(liveHandles, context);
       const reason = context.askReason;
       // An agent-less call has a channel only if the caller passed one (tools.execute({ approval })).
       const channel = scope.approval ?? (exec.agent ? services.seams.approval : undefined);
@@ -210,13 +209,14 @@ export function createToolCallPhases(servicesOf: ServicesResolver<ToolMachineSer
       };
     },
 
-    dispatch: async ({ system, context, signal }) => {
-      const services = servicesOf({ system });
-      const { handles, exec, scope } = resolve(system, context);
+    dispatch: async ({ handles: liveHandles, services, context, signal }) => {
+      const { handles, exec, scope } = resolve(liveHandles, context);
       const callSignal = handles.controller.signal;
-      // Stopping the phase (the call was stopped mid-body) must stop the body too.
+      // Stopping the phase (the call was stopped mid-body) must stop the body too; a call whose
+      // phase signal is its own (a standalone direct call) needs no link.
+      const linked = signal !== callSignal;
       const stop = (): void => handles.controller.abort(signal.reason);
-      signal.addEventListener('abort', stop, { once: true });
+      if (linked) signal.addEventListener('abort', stop, { once: true });
       try {
         const canonical = new WeakSet<ToolResult>();
         const core = createCoreDispatch({
@@ -243,13 +243,12 @@ export function createToolCallPhases(servicesOf: ServicesResolver<ToolMachineSer
         }
         return { result: withoutContexts(result), contexts: result.additionalContexts ?? [] };
       } finally {
-        signal.removeEventListener('abort', stop);
+        if (linked) signal.removeEventListener('abort', stop);
       }
     },
 
-    postExecute: async ({ system, context, signal }) => {
-      const services = servicesOf({ system });
-      const { exec, scope } = resolve(system, context);
+    postExecute: async ({ handles: liveHandles, services, context, signal }) => {
+      const { exec, scope } = resolve(liveHandles, context);
       const result = assembleResult(context);
       const outcome = await scope.seams.waterfall(
         'tools/post-execute',

@@ -34,8 +34,8 @@ const external: TurnEvent[] = [
 ];
 
 /**
- * Every outcome of every invoke of the turn machine as a synthetic event, plus its external events
- * and its delay, for `xstate/graph` traversal (`filterEvents: (s, e) => s.can(e)`).
+ * Every outcome of every invoke and phase of the turn machine as a synthetic event, plus its external
+ * events and its delay, for `xstate/graph` traversal (`filterEvents: (s, e) => s.can(e)`).
  */
 export const graphEvents: readonly EventObject[] = Object.freeze([
   doneEvent('promptSubmit', { kind: 'allow' }),
@@ -43,10 +43,10 @@ export const graphEvents: readonly EventObject[] = Object.freeze([
   errorEvent('promptSubmit', { message: 'listener failed', code: 'LISTENER_FAILED' }),
   doneEvent('preStep', undefined),
   errorEvent('preStep', { message: 'listener failed', code: 'LISTENER_FAILED' }),
-  doneEvent('model', answers.stop),
-  doneEvent('model', answers.tools),
-  doneEvent('model', answers.maxTokens),
-  errorEvent('model', { message: 'overloaded', code: 'RATE_LIMIT' }),
+  { type: 'model.done', output: answers.stop },
+  { type: 'model.done', output: answers.tools },
+  { type: 'model.done', output: answers.maxTokens },
+  { type: 'model.error', error: { message: 'overloaded', code: 'RATE_LIMIT' } },
   doneEvent('toolBatch', { aborted: false }),
   doneEvent('toolBatch', { aborted: true }),
   // An append of the batch failed (`error` set): the turn repairs the log and closes with error.
@@ -66,8 +66,8 @@ export const graphEvents: readonly EventObject[] = Object.freeze([
   doneEvent('requestError', { action: 'retry' }),
   doneEvent('requestError', { action: 'fail' }),
   errorEvent('requestError', { message: 'listener failed', code: 'LISTENER_FAILED' }),
-  doneEvent('flushLog', undefined),
-  errorEvent('flushLog', { message: 'disk full' }),
+  { type: 'flush.done' },
+  { type: 'flush.error', error: { message: 'disk full' } },
   { type: 'xstate.after.cancelGrace.turn.open.step.abortedPostStep.running' },
   ...external,
 ]);

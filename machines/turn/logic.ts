@@ -1,20 +1,41 @@
+import type { ActorSystem } from 'xstate';
+import { liveHandlesOf } from '../runtime/liveHandles.js';
 import type { TurnMachineServices } from '../runtime/services.js';
 import { fixedServices, type ServicesResolver } from '../runtime/systemServices.js';
 import { provideToolBatchLogic } from '../toolBatch/logic.js';
 import { turnMachine } from '../turn.js';
 import { createTurnActions } from './actions.js';
 import { createTurnActors } from './actors.js';
+import { abortRequest, createTurnPhases } from './phases.js';
+import type { TurnContext } from './types.js';
 
 /**
  * The turn machine whose implementations resolve their services from their args.
  * @param servicesOf where the implementations find the agent's services
  */
 export function provideTurnLogic(servicesOf: ServicesResolver<TurnMachineServices>): typeof turnMachine {
-  return turnMachine.provide({
+  const logic = turnMachine.provide({
     actors: { ...createTurnActors(servicesOf), toolBatch: provideToolBatchLogic(servicesOf) },
-    actions: createTurnActions(servicesOf),
+    actions: { ...createTurnActions(servicesOf), ...createTurnPhases(servicesOf) },
     delays: { cancelGrace: ({ system }) => servicesOf({ system }).cancelGraceMs },
   });
+  const step = logic.transition.bind(logic);
+  // A stopped actor runs no exit action, so its stop event is where a request still running is aborted.
+  logic.transition = (snapshot, event, scope) => {
+    if ((event as { type: string }).type === stopEventType)
+      releaseStoppedTurn(snapshot.context, scope.system);
+    return step(snapshot, event, scope);
+  };
+  return logic;
+}
+
+/** The event XState delivers to an actor's logic when the actor is stopped. */
+const stopEventType = 'xstate.stop';
+
+/** A turn stopped from outside (its agent stopped) aborts its model request, as a stopped invoke did. */
+function releaseStoppedTurn(context: TurnContext, system: ActorSystem<any>): void {
+  const { scopes } = liveHandlesOf(system);
+  if (scopes.has(context.input.scopeKey)) abortRequest(scopes.get(context.input.scopeKey));
 }
 
 /**

@@ -23,7 +23,6 @@ import {
 } from './rules.js';
 import type {
   ContinuationInput,
-  ModelInput,
   PromptSubmitInput,
   RequestErrorInput,
   TurnContext,
@@ -53,16 +52,19 @@ export const turnSetup = setup({
   actors: {
     promptSubmit: unprovided<PromptDecision, PromptSubmitInput>('promptSubmit'),
     preStep: unprovided<void, TurnSeamInput>('preStep'),
-    model: unprovided<AcceptedAnswer, ModelInput>('model'),
     toolBatch: toolBatchMachine,
     postStep: unprovided<void, TurnSeamInput>('postStep'),
     continuation: unprovided<ContinuationDecision, ContinuationInput>('continuation'),
     turnStop: unprovided<TurnStopOutput, TurnSeamInput>('turnStop'),
     requestError: unprovided<RequestErrorDecision, RequestErrorInput>('requestError'),
-    flushLog: unprovided<void, { readonly turn: number }>('flushLog'),
   },
   actions: {
-    // Side effects: no-ops here, bound to services by createTurnLogic.
+    // Side effects: no-ops here, bound to services by createTurnLogic (the un-provided machine, for
+    // Stately, diagrams and graph traversal, runs no phase: the graph sends the phases' outcomes).
+    // The model request and the log flush answer `model.done`/`model.error`, `flush.done`/`flush.error`.
+    startModelRequest: noop,
+    stopModelRequest: noop,
+    startLogFlush: noop,
     appendTurnStart: noop,
     recordPrompt: (_, _params: { decision: PromptDecision }) => {},
     recordBlocked: (_, _params: { reason: string; contexts: readonly HookContext[] }) => {},

@@ -8,6 +8,7 @@ import type {
 } from '../../kernel/index.js';
 import type { CancelCause } from '../../seams/types.js';
 import type { InboxItem, Injection } from '../runtime/inbox.js';
+import type { AcceptedAnswer } from './rules.js';
 
 /** The turn-scoped seams whose presence is snapshotted into context when the turn starts. */
 export const turnSeams = [
@@ -94,8 +95,16 @@ export interface TurnContext {
   readonly endReason: TurnEndReason | null;
 }
 
-/** Events the turn accepts (from the agent, the batch, and its own failing actions). */
+/** What the turn's own phases send back: the step's model request and the log flush (`phases.ts`). */
+export type TurnPhaseEvent =
+  | { type: 'model.done'; output: AcceptedAnswer }
+  | { type: 'model.error'; error: unknown }
+  | { type: 'flush.done' }
+  | { type: 'flush.error'; error: unknown };
+
+/** Events the turn accepts (from the agent, the batch, its own phases and its own failing actions). */
 export type TurnEvent =
+  | TurnPhaseEvent
   | { type: 'TURN_OPENED' }
   | { type: 'STEER'; item: InboxItem }
   | { type: 'INJECT'; injection: Injection }
@@ -137,7 +146,7 @@ export interface TurnSeamInput {
   readonly turn: number;
   readonly step: number;
 }
-/** Input of the model actor. */
+/** What the step's model request is made from. */
 export interface ModelInput extends TurnSeamInput {
   /** Whether the turn already has an answer (for `resetToolChoice`). */
   readonly answered: boolean;

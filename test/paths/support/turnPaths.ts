@@ -160,13 +160,19 @@ export async function executeTurnPath(
       controller: new AbortController(),
       agent,
     });
-  const logic = createTurnLogic(services);
+  // The model request and the flush are the turn's own phases, not actors: the path sends their outcomes.
+  const logic = createTurnLogic(services).provide({
+    actions: { startModelRequest: () => {}, startLogFlush: () => {} },
+  });
   const run = await runPath(path, {
     logic: options.mutate ? options.mutate(logic, log) : logic,
     input: { ...input, scopeKey },
     prepare,
     events: graphEvents,
-    quiesce: [{ type: 'CANCEL', cause: { kind: 'user' }, keepInbox: false } as EventObject],
+    quiesce: [
+      { type: 'CANCEL', cause: { kind: 'user' }, keepInbox: false } as EventObject,
+      { type: 'flush.done' },
+    ],
     // turn/start confirms itself with TURN_OPENED (or fails with INTERNAL_ERROR): the machine sends those.
     selfSent: (event, index) => event.type === 'TURN_OPENED' || (index === 1 && refuseTurnStart),
     onSettle: ({ kind, pending, payload }) => {

@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from 'vitest';
-import { type AnyActorRef, createActor, type InspectionEvent, toPromise } from 'xstate';
+import { Actor, type AnyActorRef, createActor, type InspectionEvent, toPromise } from 'xstate';
 import { z } from 'zod';
+import { createToolRegistry } from '../../../machines/toolCall/createToolRegistry.js';
 import { createToolCallLogic } from '../../../machines/toolCall/logic.js';
 import { createSeams } from '../../../seams/index.js';
 import type { Seams } from '../../../seams/types.js';
@@ -31,7 +32,7 @@ function turnSubtree(actors: readonly AnyActorRef[]): string[] {
 }
 
 describe('F01 turn: empty seams create no actor', () => {
-  it('F01 a text turn with no listeners creates 3 actors: the turn, its model request and its flush', async () => {
+  it('F01 a text turn with no listeners is one actor: its model request and its flush are none', async () => {
     const recorder = recordActors();
     const { agent, expectInvariants } = createTestAgent({
       script: [{ text: 'hi' }],
@@ -42,8 +43,9 @@ describe('F01 turn: empty seams create no actor', () => {
     await agent.dispose();
     expectInvariants();
     // Before F01 the five empty seam states (prompt-submit, pre-step, post-step, continuation,
-    // turn-stop) each built their invoke and stopped it unstarted: 8 actors.
-    expect(turnSubtree(recorder.actors)).toEqual(['turn', 'model', 'flushLog']);
+    // turn-stop) each built their invoke and stopped it unstarted: 8 actors; then 3 (the turn, its
+    // `model` request and its `flushLog`), before those two became the turn's own phases.
+    expect(turnSubtree(recorder.actors)).toEqual(['turn']);
   });
 
   it('F01 a seam with a listener still invokes its actor, once per step', async () => {
@@ -61,7 +63,7 @@ describe('F01 turn: empty seams create no actor', () => {
     await agent.dispose();
     expectInvariants();
     expect(steps).toEqual([1]);
-    expect(turnSubtree(recorder.actors)).toEqual(['turn', 'preStep', 'model', 'flushLog']);
+    expect(turnSubtree(recorder.actors)).toEqual(['turn', 'preStep']);
   });
 });
 
@@ -150,7 +152,7 @@ async function turnWithCalls(count: number, withListeners: boolean) {
 }
 
 describe('F01 tool machines: no phase of a call is an actor', () => {
-  it('F01 a standalone call is one actor, with every tool seam empty or every one listened to', async () => {
+  it('F01 a toolCall actor is one actor, with every tool seam empty or every one listened to', async () => {
     for (const withListeners of [false, true]) {
       const recorder = recordActors();
       const seams = createSeams();
@@ -166,6 +168,33 @@ describe('F01 tool machines: no phase of a call is an actor', () => {
       // Before: the call, its abort watch, detach and dispatch (4; 6 with listeners).
       expect(recorder.actors).toEqual([actor]);
     }
+  });
+
+  it('F01 tools.execute with no decision listener runs no actor; with listeners, one', async () => {
+    const actorsOf = async (listen: (seams: Seams) => void) => {
+      const seams = createSeams();
+      listen(seams);
+      const tools = createToolRegistry();
+      tools.register(echo);
+      const started = vi.spyOn(Actor.prototype, 'start');
+      try {
+        const result = await tools.execute({ name: 'echo', arguments: '{"text":"hi"}' }, { seams });
+        expect(result).toMatchObject({ isError: false, value: 'hi' });
+        return started.mock.calls.length;
+      } finally {
+        started.mockRestore();
+      }
+    };
+    // Observers only (`tools/result`, `seam/decided`) keep the call on the direct path.
+    const observersOnly = (seams: Seams): void => {
+      seams.on('tools/result', () => {});
+      seams.on('seam/decided', () => {});
+    };
+    expect(await actorsOf(() => {})).toBe(0);
+    expect(await actorsOf(observersOnly)).toBe(0);
+    // Before: one root actor per call whatever the listeners.
+    expect(await actorsOf(listenOnEveryToolSeam)).toBe(1);
+    expect(await actorsOf((seams) => void seams.on('tools/execute', (exec, next) => next(exec)))).toBe(1);
   });
 
   it('F01 a standalone call with no listener goes from its read straight to its body, and on to finalize', async () => {
@@ -205,24 +234,25 @@ describe('F01 tool machines: no phase of a call is an actor', () => {
   it('F01 a one-call turn with no tool listeners: the batch runs the call itself, no call actor', async () => {
     const { results, ids } = await turnWithCalls(1, false);
     expect(results.map((event) => event.data)).toMatchObject([{ callId: 'c0', isError: false }]);
-    // Before: 20 actors (classify, abortWatch, detach and dispatch for the call among them), then 7.
-    expect(ids).toEqual(['turn', 'model', 'toolBatch', 'scopeWatch', 'model', 'flushLog']);
+    // Before: 20 actors (classify, abortWatch, detach and dispatch for the call among them), then 7,
+    // then 6 (a `model` actor for each of the two steps and a `flushLog` among them).
+    expect(ids).toEqual(['turn', 'toolBatch', 'scopeWatch']);
   });
 
   it('F01 a one-call turn with a listener on every tool seam: one actor for the call, none per phase', async () => {
     const { results, ids } = await turnWithCalls(1, true);
     expect(results.map((event) => event.data)).toMatchObject([{ callId: 'c0', isError: false }]);
-    expect(ids).toEqual(['turn', 'model', 'toolBatch', 'scopeWatch', 'call-0', 'model', 'flushLog']);
+    expect(ids).toEqual(['turn', 'toolBatch', 'scopeWatch', 'call-0']);
   });
 
   it('F01 a 10-call parallel batch: no actor per call without listeners, one per call with them', async () => {
     const { results, ids } = await turnWithCalls(10, false);
     expect(results).toHaveLength(10);
-    // Before: 65 actors, then 16.
-    expect(ids).toEqual(['turn', 'model', 'toolBatch', 'scopeWatch', 'model', 'flushLog']);
+    // Before: 65 actors, then 16, then 6.
+    expect(ids).toEqual(['turn', 'toolBatch', 'scopeWatch']);
     const listened = await turnWithCalls(10, true);
     expect(listened.results).toHaveLength(10);
     const calls = Array.from({ length: 10 }, (_, index) => `call-${index}`);
-    expect(listened.ids).toEqual(['turn', 'model', 'toolBatch', 'scopeWatch', ...calls, 'model', 'flushLog']);
+    expect(listened.ids).toEqual(['turn', 'toolBatch', 'scopeWatch', ...calls]);
   });
 });
