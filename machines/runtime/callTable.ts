@@ -36,11 +36,29 @@ export class CallTable {
 
   /** Registers a call under `key`; its controller aborts when `runSignal` does. */
   open(key: string, request: CallHandles['request'], runSignal: AbortSignal): CallHandles {
-    if (this.#calls.has(key))
-      throw new Error(`Tool call "${key}" is already open; close it before reusing the key`);
     const controller = new AbortController();
     // One listener on the run's signal for all its live calls, however many run in parallel.
-    const unlink = fanoutOf(runSignal).add(controller);
+    return this.#register(key, request, controller, fanoutOf(runSignal).add(controller));
+  }
+
+  /**
+   * Registers the one call of a run (a standalone `tools.execute`): the run's controller is the
+   * call's own, so nothing links them.
+   */
+  openAsRun(key: string, request: CallHandles['request'], runController: AbortController): CallHandles {
+    return this.#register(key, request, runController, noop);
+  }
+
+  #register(
+    key: string,
+    request: CallHandles['request'],
+    controller: AbortController,
+    unlink: () => void,
+  ): CallHandles {
+    if (this.#calls.has(key)) {
+      unlink();
+      throw new Error(`Tool call "${key}" is already open; close it before reusing the key`);
+    }
     const handles: CallHandles = {
       request,
       controller,
@@ -98,6 +116,8 @@ export class CallTable {
     return this.#calls.size;
   }
 }
+
+function noop(): void {}
 
 function stopRunningPhase(handles: CallHandles): void {
   const running = handles.phase;

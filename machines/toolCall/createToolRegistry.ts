@@ -70,7 +70,7 @@ async function executeDirect(
   const handles = createLiveHandles();
   try {
     handles.scopes.openAs(scopeKey, scope);
-    handles.calls.open(place.callKey, call, scope.controller.signal);
+    handles.calls.openAsRun(place.callKey, call, scope.controller);
     return await runStandaloneDirect({ handles, services }, place);
   } catch (error) {
     throw new Error(`tools.execute failed internally for "${call.name}"`, { cause: error });
@@ -94,7 +94,7 @@ async function executeStepped(
       // The system's handles go when the actor does.
       handles = liveHandlesOf(actor.system);
       handles.scopes.openAs(scopeKey, scope);
-      handles.calls.open(place.callKey, call, scope.controller.signal);
+      handles.calls.openAsRun(place.callKey, call, scope.controller);
       // The root actor always has an error subscriber: a machine failure rejects, it never crashes.
       actor.subscribe({
         complete: () => resolve(actor.getSnapshot().output!.result),

@@ -1,6 +1,7 @@
 import type { ToolResult } from '../../kernel/index.js';
 import type { SeamSet } from '../../seams/types.js';
 import { createFailureResult, sealToolCall, withContexts } from '../../tools/index.js';
+import type { CallHandles } from '../runtime/callTable.js';
 import { notifyToolResult, reportDefaultDecision } from './notices.js';
 import { type CallPlace, type CallRuntime, createToolCallPhases, detachCall } from './phases.js';
 import { createAbortedBeforeDispatch, createPipelineError } from './rules.js';
@@ -43,6 +44,11 @@ export interface DirectCall {
    * every failure is the call's result.
    */
   run(runtime: CallRuntime, place: CallPlace, sealed: SealedDirectCall): Promise<DirectSettlement>;
+  /**
+   * `run` for a call closed only once it resolved (a standalone call, whose handles it owns): nothing
+   * can close it mid-body, so the body runs under the call's own signal, with no phase controller.
+   */
+  runOwned(runtime: CallRuntime, place: CallPlace, sealed: SealedDirectCall): Promise<DirectSettlement>;
   /** The empty review, the tool's `finalizeContent` and `tools/result`, as the call's last states run them. */
   finish(runtime: CallRuntime, place: CallPlace, settled: DirectSettlement): ToolResult;
 }
@@ -66,22 +72,38 @@ function createDirectCall(): DirectCall {
     if (detached.outcome === 'pre-aborted') return skipped(createAbortedBeforeDispatch());
     return { runs: true };
   };
-  const run = async (
+  // Pre-execute's default, then the body under `signal`.
+  const body = async (
     { handles: liveHandles, services }: CallRuntime,
     place: CallPlace,
+    handles: CallHandles,
+    signal: AbortSignal,
   ): Promise<DirectSettlement> => {
-    const handles = liveHandles.calls.get(place.callKey);
     const { exec } = handles.sealed!;
     const { seams } = liveHandles.scopes.get(place.scopeKey);
     reportDefaultDecision(services, place, exec, 'tools/pre-execute', seams);
+    const { result, contexts } = await phases.async.dispatch({
+      handles: liveHandles,
+      services,
+      context: place,
+      signal,
+    });
+    return { result: withContexts(result, contexts), skipPost: false };
+  };
+  // Under a phase signal of its own, which closing the call aborts (a batch that stopped).
+  const run = async (runtime: CallRuntime, place: CallPlace): Promise<DirectSettlement> => {
+    const handles = runtime.handles.calls.get(place.callKey);
     const phase = new AbortController();
     handles.phase = phase;
-    const { result, contexts } = await phases.async
-      .dispatch({ handles: liveHandles, services, context: place, signal: phase.signal })
-      .finally(() => {
-        if (handles.phase === phase) handles.phase = undefined;
-      });
-    return { result: withContexts(result, contexts), skipPost: false };
+    try {
+      return await body(runtime, place, handles, phase.signal);
+    } finally {
+      if (handles.phase === phase) handles.phase = undefined;
+    }
+  };
+  const runOwned = async (runtime: CallRuntime, place: CallPlace): Promise<DirectSettlement> => {
+    const handles = runtime.handles.calls.get(place.callKey);
+    return body(runtime, place, handles, handles.controller.signal);
   };
   return {
     seal: (runtime, place) => {
@@ -94,6 +116,10 @@ function createDirectCall(): DirectCall {
     run: async (runtime, place, sealed) => {
       if (!sealed.runs) return sealed.settled;
       return run(runtime, place).catch(failed);
+    },
+    runOwned: async (runtime, place, sealed) => {
+      if (!sealed.runs) return sealed.settled;
+      return runOwned(runtime, place).catch(failed);
     },
     finish: ({ handles: liveHandles, services }, place, settled) => {
       const { scopes, calls } = liveHandles;
@@ -131,7 +157,7 @@ export async function runStandaloneDirect(runtime: CallRuntime, place: CallPlace
   await undefined;
   if (sealed.runs && runtime.handles.calls.get(place.callKey).controller.signal.aborted)
     sealed = skipped(createAbortedBeforeDispatch());
-  return directCall.finish(runtime, place, await directCall.run(runtime, place, sealed));
+  return directCall.finish(runtime, place, await directCall.runOwned(runtime, place, sealed));
 }
 
 function skipped(result: ToolResult): SealedDirectCall {

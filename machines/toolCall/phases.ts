@@ -212,9 +212,11 @@ export function createToolCallPhases(): {
     dispatch: async ({ handles: liveHandles, services, context, signal }) => {
       const { handles, exec, scope } = resolve(liveHandles, context);
       const callSignal = handles.controller.signal;
-      // Stopping the phase (the call was stopped mid-body) must stop the body too.
+      // Stopping the phase (the call was stopped mid-body) must stop the body too; a call whose
+      // phase signal is its own (a standalone direct call) needs no link.
+      const linked = signal !== callSignal;
       const stop = (): void => handles.controller.abort(signal.reason);
-      signal.addEventListener('abort', stop, { once: true });
+      if (linked) signal.addEventListener('abort', stop, { once: true });
       try {
         const canonical = new WeakSet<ToolResult>();
         const core = createCoreDispatch({
@@ -241,7 +243,7 @@ export function createToolCallPhases(): {
         }
         return { result: withoutContexts(result), contexts: result.additionalContexts ?? [] };
       } finally {
-        signal.removeEventListener('abort', stop);
+        if (linked) signal.removeEventListener('abort', stop);
       }
     },
 
