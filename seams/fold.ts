@@ -29,13 +29,16 @@ export async function runFold(
     steps: deepFreeze([...steps]),
     error,
   });
+  // The steps so far as listeners see them: copied again only after a rewrite added one.
+  let seenSteps: readonly PrepareStep[] = Object.freeze([]);
   for (const entry of entries) {
     if (signal?.aborted) throw new SeamAbortError('tools/prepare', `listener "${entry.name}"`, signal.reason);
-    const ctx: PrepareContext = Object.freeze({
-      ...base,
-      arguments: current,
-      steps: Object.freeze([...steps]),
-    });
+    if (seenSteps.length !== steps.length) seenSteps = Object.freeze([...steps]);
+    // Copied, then the two keys set: no literal with a leading spread (decision 108).
+    const ctx: { -readonly [K in keyof PrepareContext]: PrepareContext[K] } = { ...base } as PrepareContext;
+    ctx.arguments = current;
+    ctx.steps = seenSteps;
+    Object.freeze(ctx);
     let raw: unknown;
     try {
       raw = await entry.fn(ctx);

@@ -1,8 +1,8 @@
 import type { ToolResult } from '../kernel/index.js';
-import { describeReceived } from '../kernel/index.js';
+import { describeReceived, isThenable } from '../kernel/index.js';
 import { capDecision } from './capDecision.js';
 import { createListenerFailure, SeamAbortError } from './errors.js';
-import { deepFreeze, freezeContext } from './freeze.js';
+import { deepFreeze, freezeContext, isDeepFrozen } from './freeze.js';
 import type { ListenerEntry } from './listener-entry.js';
 import { type DecidingSeamName, validateResult } from './result-schemas.js';
 import type { AroundNextOptions, ToolExecution, WaterfallSeamName } from './types.js';
@@ -32,70 +32,102 @@ export async function runOnion<TDecision>(
   signal: AbortSignal | undefined,
 ): Promise<{ decision: TDecision; decidedBy: string }> {
   const frozen = freezeContext(ctx);
+  // What each listener returned, by index (the bottom's answer in `bottomDecision`): a listener
+  // returning exactly what its `next()` resolved to passed it through and is not validated again.
   const returned: unknown[] = [];
   let bottomDecision: TDecision | undefined;
-  // Errors that came out of `next()` belong to a deeper listener: outer listeners pass them on unchanged.
+  // Errors that came out of a dispatch belong to a deeper listener: outer listeners pass them on unchanged.
   const downstreamFailures = new Set<unknown>();
   const dispatch = async (index: number): Promise<TDecision> => {
-    const entry = entries[index];
-    if (signal?.aborted) {
-      const pending = entry ? `listener "${entry.name}"` : 'the default decision';
-      throw new SeamAbortError(seam, pending, signal.reason);
-    }
-    if (!entry) {
-      bottomDecision = deepFreeze(capDecision(await bottom()));
-      return bottomDecision;
-    }
-    let downstream: Promise<TDecision> | undefined;
-    let downstreamDecision: TDecision | undefined;
-    // Policy seams run downstream once: a second `next()` gets the same promise.
-    const next = (): Promise<TDecision> => {
-      downstream ??= tagFailures(dispatch(index + 1), downstreamFailures).then((decision) => {
-        downstreamDecision = decision;
-        return decision;
-      });
-      return downstream;
-    };
-    let raw: unknown;
     try {
-      raw = await entry.fn(frozen, next);
+      const entry = entries[index];
+      if (signal?.aborted) {
+        const pending = entry ? `listener "${entry.name}"` : 'the default decision';
+        throw new SeamAbortError(seam, pending, signal.reason);
+      }
+      if (!entry) {
+        const answer = bottom();
+        bottomDecision = deepFreeze(capDecision(isThenable(answer) ? await answer : answer));
+        return bottomDecision;
+      }
+      let downstream: Promise<TDecision> | undefined;
+      // Policy seams run downstream once: a second `next()` gets the same promise.
+      const next = (): Promise<TDecision> => {
+        if (downstream === undefined) {
+          downstream = dispatch(index + 1);
+          // A listener may start `next()` and never await it; that must not become an unhandled rejection.
+          downstream.catch(ignore);
+        }
+        return downstream;
+      };
+      let raw: unknown;
+      try {
+        raw = await entry.fn(frozen, next);
+      } catch (error) {
+        throw downstreamFailures.has(error) ? error : createListenerFailure(seam, entry.name, error);
+      }
+      const below = index + 1 < entries.length ? returned[index + 1] : bottomDecision;
+      // Frozen so an outer listener cannot edit a decision in place and leave its author credited.
+      const decision =
+        raw !== undefined && downstream !== undefined && raw === below
+          ? (raw as TDecision)
+          : deepFreeze(capDecision(validateResult<TDecision>(seam, entry.name, raw)));
+      returned[index] = decision;
+      return decision;
     } catch (error) {
-      throw downstreamFailures.has(error) ? error : createListenerFailure(seam, entry.name, error);
+      downstreamFailures.add(error);
+      throw error;
     }
-    // Frozen so an outer listener cannot edit a decision in place and leave its author credited.
-    const decision =
-      raw !== undefined && raw === downstreamDecision
-        ? (raw as TDecision)
-        : deepFreeze(capDecision(validateResult<TDecision>(seam, entry.name, raw)));
-    returned[index] = decision;
-    return decision;
   };
   const decision = await dispatch(0);
   return { decision, decidedBy: findDecider(entries, returned, decision, bottomDecision) };
 }
 
 /** Runs `tools/execute` wrappers around `core`; each `next()` dispatches again, optionally with a new signal. */
-export async function runAround(
+export function runAround(
   entries: readonly ListenerEntry[],
   exec: ToolExecution,
   core: (exec: ToolExecution) => Promise<ToolResult>,
 ): Promise<ToolResult> {
   const downstreamFailures = new Set<unknown>();
+  // Results that passed the schema and are deep-frozen: handed on unchanged, they are not parsed again.
+  const checked: unknown[] = [];
   // No abort check between wrappers: core dispatch turns an aborted signal into ABORTED_BEFORE_DISPATCH.
   const dispatch = async (index: number, current: ToolExecution): Promise<ToolResult> => {
-    const entry = entries[index];
-    if (!entry) return core(current);
-    const next = (options?: AroundNextOptions): Promise<ToolResult> =>
-      tagFailures(dispatch(index + 1, withSignal(current, options)), downstreamFailures);
-    let raw: unknown;
     try {
-      raw = await entry.fn(current, next);
+      const entry = entries[index];
+      if (!entry) return await core(current);
+      const next = (options?: AroundNextOptions): Promise<ToolResult> => {
+        const downstream = dispatch(index + 1, withSignal(current, options));
+        // A wrapper may start `next()` and never await it; that must not become an unhandled rejection.
+        downstream.catch(ignore);
+        return downstream;
+      };
+      let raw: unknown;
+      try {
+        raw = await entry.fn(current, next);
+      } catch (error) {
+        throw downstreamFailures.has(error)
+          ? error
+          : createListenerFailure('tools/execute', entry.name, error);
+      }
+      if (!checked.includes(raw)) {
+        validateResult<ToolResult>('tools/execute', entry.name, raw);
+        if (isDeepFrozen(raw)) checked.push(raw);
+      }
+      return capDecision(raw as ToolResult);
     } catch (error) {
-      throw downstreamFailures.has(error) ? error : createListenerFailure('tools/execute', entry.name, error);
+      downstreamFailures.add(error);
+      throw error;
     }
-    return capDecision(validateResult<ToolResult>('tools/execute', entry.name, raw));
   };
-  return dispatch(0, freezeContext(exec));
+  let frozen: ToolExecution;
+  try {
+    frozen = freezeContext(exec);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  return dispatch(0, frozen);
 }
 
 // The override lives in a new frozen exec for this dispatch only, so the caller's exec is "restored".
@@ -107,17 +139,10 @@ function withSignal(exec: ToolExecution, options: AroundNextOptions | undefined)
       `Expected the \`signal\` option of next() in "tools/execute" to be an AbortSignal, got ${describeReceived(signal)}`,
     );
   }
-  return Object.freeze({ ...exec, signal });
-}
-
-function tagFailures<T>(promise: Promise<T>, failures: Set<unknown>): Promise<T> {
-  const tagged = promise.catch((error: unknown) => {
-    failures.add(error);
-    throw error;
-  });
-  // A listener may start `next()` and never await it; that must not become an unhandled rejection.
-  tagged.catch(ignore);
-  return tagged;
+  // Copied, then the key set: `signal` keeps its place, and no literal with a leading spread (decision 108).
+  const copy: { -readonly [K in keyof ToolExecution]: ToolExecution[K] } = { ...exec };
+  copy.signal = signal;
+  return Object.freeze(copy);
 }
 
 function findDecider(

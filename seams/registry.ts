@@ -8,7 +8,17 @@ import { usePlugin } from './plugin.js';
 import { consoleLogger, createReporter } from './report.js';
 import { createSeamSet } from './seam-set.js';
 import { runNotify } from './sequence.js';
-import type { ApprovalChannel, DispatchScope, SeamLogger, SeamName, SeamSet, Seams } from './types.js';
+import type {
+  ApprovalChannel,
+  DecidedSeamName,
+  DispatchScope,
+  PrepareStep,
+  SeamCtx,
+  SeamLogger,
+  SeamName,
+  SeamSet,
+  Seams,
+} from './types.js';
 import { validateFunction, validateListenerOptions, validateSeamName } from './validate-arguments.js';
 
 /** Options of `createSeams()`. */
@@ -68,6 +78,9 @@ export function createSeams(options: SeamsOptions = {}): Seams {
     });
   };
 
+  // Any listener on a seam, for any agent: without one, no snapshot can have it.
+  const hasListeners = (seam: SeamName): boolean => (lists.get(seam)?.length ?? 0) > 0;
+
   const takeSnapshot = (forAgent: string | undefined): Snapshot => {
     // Without agent-scoped listeners the filter keeps every entry: one snapshot serves all agents.
     const agentId = agentScoped === 0 ? undefined : forAgent;
@@ -84,15 +97,11 @@ export function createSeams(options: SeamsOptions = {}): Seams {
     }
     const set = createSeamSet(filtered, {
       report,
-      emitDecided: (seam, decidedBy, decision, scope, steps) =>
-        seams.notify(
-          'seam/decided',
-          withScopeFields(
-            { seam, decidedBy, decision: decision as JsonValue, ...(steps === undefined ? {} : { steps }) },
-            scope,
-          ),
-          scope,
-        ),
+      emitDecided: (seam, decidedBy, decision, scope, steps) => {
+        // Nobody observes decisions: the notice is not built (notify would find no listener either).
+        if (!hasListeners('seam/decided')) return;
+        seams.notify('seam/decided', decidedNotice(seam, decidedBy, decision, scope, steps), scope);
+      },
     });
     const snapshot = { set, lists: filtered };
     cache.set(agentId, snapshot);
@@ -130,6 +139,7 @@ export function createSeams(options: SeamsOptions = {}): Seams {
     snapshot: (agentId) => takeSnapshot(agentId).set,
     notify(name, payload, scope) {
       if (seamModes[name] !== 'notify') validateNotifyName(name);
+      if (!hasListeners(name)) return;
       const agentId = scope?.agentId ?? readAgentId(payload);
       const entries = takeSnapshot(agentId).lists.get(name);
       // Nobody listening: skip the freeze walk, so an unobserved notification costs nothing.
@@ -140,16 +150,26 @@ export function createSeams(options: SeamsOptions = {}): Seams {
   return Object.freeze(seams);
 }
 
-function withScopeFields<T extends object>(
-  payload: T,
+type DecidedNotice = SeamCtx<'seam/decided'>;
+
+// Written out (no leading spread, decision 108): the key order is seam, decidedBy, decision, steps, then the scope's.
+function decidedNotice(
+  seam: DecidedSeamName,
+  decidedBy: string,
+  decision: unknown,
   scope: DispatchScope,
-): T & Pick<DispatchScope, 'agentId' | 'turn' | 'callId'> {
-  return {
-    ...payload,
-    ...(scope.agentId === undefined ? {} : { agentId: scope.agentId }),
-    ...(scope.turn === undefined ? {} : { turn: scope.turn }),
-    ...(scope.callId === undefined ? {} : { callId: scope.callId }),
+  steps: readonly PrepareStep[] | undefined,
+): DecidedNotice {
+  const notice: { -readonly [K in keyof DecidedNotice]: DecidedNotice[K] } = {
+    seam,
+    decidedBy,
+    decision: decision as JsonValue,
   };
+  if (steps !== undefined) notice.steps = steps;
+  if (scope.agentId !== undefined) notice.agentId = scope.agentId;
+  if (scope.turn !== undefined) notice.turn = scope.turn;
+  if (scope.callId !== undefined) notice.callId = scope.callId;
+  return notice;
 }
 
 // Notification payloads carry `agentId`; tool payloads carry it on `exec.agent`.

@@ -117,6 +117,48 @@ describe('around (tools/execute)', () => {
     );
   });
 
+  test('an invalid core result is blamed on the innermost wrapper that passed it on', async () => {
+    const seams = createSeams();
+    seams.on(Seam.execute, (_exec, next) => next(), { name: 'outer' });
+    seams.on(Seam.execute, (_exec, next) => next(), { name: 'inner' });
+    const broken = Object.freeze({ isError: false, content: [] }) as unknown as ToolResult;
+
+    const dispatch = seams.snapshot().around(makeExec(), async () => broken, {});
+
+    await expect(dispatch).rejects.toMatchObject({ code: 'INVALID_DECISION', listener: 'inner' });
+  });
+
+  test('a wrapper that edits the result below it in place is checked again and blamed', async () => {
+    const seams = createSeams();
+    seams.on(
+      Seam.execute,
+      async (_exec, next) => {
+        const result = (await next()) as { value?: unknown };
+        delete result.value;
+        return result as ToolResult;
+      },
+      { name: 'editor' },
+    );
+    // Hands on a mutable result it checked itself: the editor above can still change it.
+    seams.on(Seam.execute, () => ok(2), { name: 'author' });
+
+    const dispatch = seams.snapshot().around(makeExec(), async () => ok(1), {});
+
+    await expect(dispatch).rejects.toMatchObject({ code: 'INVALID_DECISION', listener: 'editor' });
+  });
+
+  test('frozen results passed on unchanged come back as the same object', async () => {
+    const seams = createSeams();
+    for (const name of ['a', 'b', 'c']) seams.on(Seam.execute, (_exec, next) => next(), { name });
+    const result = Object.freeze({
+      isError: false as const,
+      value: 1,
+      content: Object.freeze([Object.freeze({ type: 'text' as const, text: '1' })]),
+    }) as ToolResult;
+
+    await expect(seams.snapshot().around(makeExec(), async () => result, {})).resolves.toBe(result);
+  });
+
   test('a throwing wrapper rejects with LISTENER_FAILED; a core failure passes through wrappers unchanged', async () => {
     const seams = createSeams();
     seams.on(Seam.execute, (_exec, next) => next(), { name: 'outer' });

@@ -197,6 +197,23 @@ describe('waterfall', () => {
     await expect(dispatch).rejects.toMatchObject({ code: 'LISTENER_FAILED' });
   });
 
+  test('a decision is frozen all the way down, a cycle in it included', async () => {
+    const seams = createSeams();
+    const note: Record<string, unknown> = { level: { depth: 2 } };
+    note.self = note;
+    seams.on('tools/pre-execute', () => ({ kind: 'deny', reason: 'no', note }) as PreToolDecision);
+
+    const { decision } = await seams.snapshot().waterfall('tools/pre-execute', makeExec(), allow, {});
+
+    const frozen = (decision as unknown as { note: typeof note }).note;
+    expect(frozen).toBe(note);
+    expect([Object.isFrozen(decision), Object.isFrozen(note), Object.isFrozen(note.level)]).toEqual([
+      true,
+      true,
+      true,
+    ]);
+  });
+
   test('an abort between listeners rejects with ABORTED and the next listener never runs', async () => {
     const seams = createSeams();
     const controller = new AbortController();
