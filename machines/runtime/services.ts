@@ -31,7 +31,7 @@ export interface TurnMachineServices extends ToolMachineServices {
   readonly maxParallelToolCalls: number;
   readonly maxRequestRetries: number;
   readonly sessionStartTimeoutMs: number;
-  /** The system prompt of every request (evaluated in the model actor). */
+  /** The system prompt of every request (evaluated inside each model request). */
   readonly instructions?: Instructions;
   /** The adapter's settings merged with the agent's `modelSettings` (none when absent). */
   readonly modelSettings?: ModelSettings;

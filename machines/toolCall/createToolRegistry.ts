@@ -1,5 +1,6 @@
 import type { ToolResult } from '../../kernel/index.js';
 import { describeReceived } from '../../kernel/index.js';
+import type { ApprovalChannel, Seams } from '../../seams/types.js';
 import { createToolRegistryCore } from '../../tools/index.js';
 import type { ExecuteOptions, ToolCallRequest, ToolRegistry } from '../../tools/types.js';
 import { createLiveHandles, type LiveHandles, liveHandlesOf } from '../runtime/liveHandles.js';
@@ -25,31 +26,30 @@ export function createToolRegistry(): ToolRegistry {
   let calls = 0;
 
   const execute = async (rawRequest: ToolCallRequest, rawOptions: ExecuteOptions): Promise<ToolResult> => {
-    const request = validateRequest(rawRequest);
     const options = resolveExecuteOptions(rawOptions);
+    // Numbered only once both are valid: a refused call takes no id.
+    const call = validateRequest(rawRequest, () => `call-${++calls}`);
+    const { signal } = options;
     const controller = new AbortController();
-    const onAbort = (): void => controller.abort(options.signal?.reason);
-    if (options.signal?.aborted) onAbort();
-    else options.signal?.addEventListener('abort', onAbort, { once: true });
-    const call = { ...request, callId: request.callId ?? `call-${++calls}` };
+    const onAbort = (): void => controller.abort(signal?.reason);
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener('abort', onAbort, { once: true });
     const services: ToolMachineServices = {
       tools: core,
       seams: options.seams,
       cancelGraceMs: options.cancelGraceMs,
     };
-    const seams = options.seams.snapshot(request.agent?.id);
-    const scope: RunScope = {
-      seams,
-      controller,
-      ...(request.agent ? { agent: request.agent } : {}),
-      ...(options.approval ? { approval: options.approval } : {}),
-    };
+    const seams = options.seams.snapshot(call.agent?.id);
+    // Built field by field: a spread per call costs a new hidden class (decision 108).
+    const scope: { -readonly [K in keyof RunScope]: RunScope[K] } = { seams, controller };
+    if (call.agent) scope.agent = call.agent;
+    if (options.approval) scope.approval = options.approval;
     try {
       return await (takesDirectPath(seams)
         ? executeDirect(services, scope, call)
         : executeStepped(services, scope, call));
     } finally {
-      options.signal?.removeEventListener('abort', onAbort);
+      signal?.removeEventListener('abort', onAbort);
     }
   };
 
@@ -65,7 +65,7 @@ const place: CallPlace = { scopeKey, callKey: `${scopeKey}/call`, turn: null, st
 async function executeDirect(
   services: ToolMachineServices,
   scope: RunScope,
-  call: ToolCallRequest & { readonly callId: string },
+  call: CallRequest,
 ): Promise<ToolResult> {
   const handles = createLiveHandles();
   try {
@@ -83,7 +83,7 @@ async function executeDirect(
 async function executeStepped(
   services: ToolMachineServices,
   scope: RunScope,
-  call: ToolCallRequest & { readonly callId: string },
+  call: CallRequest,
 ): Promise<ToolResult> {
   let handles: LiveHandles | undefined;
   try {
@@ -108,8 +108,11 @@ async function executeStepped(
   }
 }
 
+/** A request as `execute` runs it: read once, with its call id. */
+type CallRequest = { -readonly [K in keyof ToolCallRequest]: ToolCallRequest[K] } & { callId: string };
+
 // The request's fields are read once here; sealing reads this copy.
-function validateRequest(rawRequest: ToolCallRequest): ToolCallRequest {
+function validateRequest(rawRequest: ToolCallRequest, nextCallId: () => string): CallRequest {
   if (rawRequest === null || typeof rawRequest !== 'object') {
     throw new TypeError(
       `Expected tools.execute() to receive a request object, got ${describeReceived(rawRequest)}`,
@@ -126,16 +129,21 @@ function validateRequest(rawRequest: ToolCallRequest): ToolCallRequest {
       `Expected the \`callId\` of tools.execute() to be a non-empty string, got ${describeReceived(callId)}`,
     );
   }
-  return {
-    name,
-    arguments: args,
-    ...(callId === undefined ? {} : { callId }),
-    ...(agent === undefined ? {} : { agent }),
-    ...(parent === undefined ? {} : { parent }),
-  };
+  const request: CallRequest = { name, arguments: args, callId: callId ?? nextCallId() };
+  if (agent !== undefined) request.agent = agent;
+  if (parent !== undefined) request.parent = parent;
+  return request;
 }
 
-function resolveExecuteOptions(rawOptions: ExecuteOptions): ExecuteOptions & { cancelGraceMs: number } {
+/** The options `execute` reads, checked, with the default grace. */
+interface ResolvedExecuteOptions {
+  readonly seams: Seams;
+  readonly signal: AbortSignal | undefined;
+  readonly approval: ApprovalChannel | undefined;
+  readonly cancelGraceMs: number;
+}
+
+function resolveExecuteOptions(rawOptions: ExecuteOptions): ResolvedExecuteOptions {
   const options = (rawOptions ?? {}) as Partial<ExecuteOptions>;
   if (!options.seams || typeof options.seams.snapshot !== 'function') {
     throw new TypeError(
@@ -153,5 +161,5 @@ function resolveExecuteOptions(rawOptions: ExecuteOptions): ExecuteOptions & { c
       `Expected the \`cancelGraceMs\` option of tools.execute() to be a non-negative number, got ${describeReceived(grace)}`,
     );
   }
-  return { ...(options as ExecuteOptions), cancelGraceMs: grace };
+  return { seams: options.seams, signal: options.signal, approval: options.approval, cancelGraceMs: grace };
 }

@@ -3,7 +3,13 @@ import type { SeamSet } from '../../seams/types.js';
 import { createFailureResult, sealToolCall, withContexts } from '../../tools/index.js';
 import type { CallHandles } from '../runtime/callTable.js';
 import { notifyToolResult, reportDefaultDecision } from './notices.js';
-import { type CallPlace, type CallRuntime, createToolCallPhases, detachCall } from './phases.js';
+import {
+  type CallPlace,
+  type CallRuntime,
+  createToolCallPhases,
+  detachCall,
+  detachOutcomeOf,
+} from './phases.js';
 import { createAbortedBeforeDispatch, createPipelineError } from './rules.js';
 import { toolSeamKeys } from './types.js';
 
@@ -61,15 +67,17 @@ export interface DirectCall {
 function createDirectCall(): DirectCall {
   const phases = createToolCallPhases();
   const seal = ({ handles: liveHandles, services }: CallRuntime, place: CallPlace): SealedDirectCall => {
-    const detached = phases.sync.detach({ handles: liveHandles, services, context: place });
-    // Sealed whatever the outcome, as `sealing` does, so finalize still finds the call.
+    // Read as the detach phase reads it (without what only the chart's context needs).
     const { scopes, calls } = liveHandles;
     const handles = calls.get(place.callKey);
-    handles.sealed ??= sealToolCall(detachCall(services, handles, scopes.get(place.scopeKey), place));
+    const detached = detachCall(services, handles, scopes.get(place.scopeKey), place);
+    // Sealed whatever the outcome, as `sealing` does, so finalize still finds the call.
+    handles.sealed ??= sealToolCall(detached);
     // `detach.done` as the chart reads it: invalid-args and pre-aborted settle before any dispatch.
-    if (detached.outcome === 'invalid-args')
-      return skipped(createFailureResult('INVALID_ARGS', detached.message ?? 'Invalid arguments'));
-    if (detached.outcome === 'pre-aborted') return skipped(createAbortedBeforeDispatch());
+    const outcome = detachOutcomeOf(detached, handles);
+    if (outcome === 'invalid-args')
+      return skipped(createFailureResult('INVALID_ARGS', detached.argumentsError ?? 'Invalid arguments'));
+    if (outcome === 'pre-aborted') return skipped(createAbortedBeforeDispatch());
     return { runs: true };
   };
   // Pre-execute's default, then the body under `signal`.

@@ -28,6 +28,7 @@ import { normalizeAroundResult } from './normalize.js';
 import { assembleResult, createAbortedBeforeDispatch, describeApprovalRefusal } from './rules.js';
 import {
   type AsyncToolPhase,
+  type DetachOutcome,
   type ToolCallContext,
   type ToolPhaseOutputs,
   type ToolSeamsPresent,
@@ -113,10 +114,9 @@ export function createToolCallPhases(): {
         seamsPresent: seamsPresent as ToolSeamsPresent,
         preparable: isPreparable(detached),
       };
-      if (detached.argumentsError !== undefined) {
-        return { ...base, outcome: 'invalid-args', message: detached.argumentsError };
-      }
-      return { ...base, outcome: handles.controller.signal.aborted ? 'pre-aborted' : 'detached' };
+      const outcome = detachOutcomeOf(detached, handles);
+      if (outcome === 'invalid-args') return { ...base, outcome, message: detached.argumentsError! };
+      return { ...base, outcome };
     },
 
     guards: ({ handles: liveHandles, context }) => {
@@ -291,6 +291,17 @@ export function createDispatchScope(
         }
       : {}),
   };
+}
+
+/**
+ * How a call goes on once read (what the chart's `detach.done` guards test): its arguments did not
+ * parse, it was aborted meanwhile, or it is read.
+ * @param detached the call as read
+ * @param handles its live handles (its signal)
+ */
+export function detachOutcomeOf(detached: DetachedCall, handles: CallHandles): DetachOutcome {
+  if (detached.argumentsError !== undefined) return 'invalid-args';
+  return handles.controller.signal.aborted ? 'pre-aborted' : 'detached';
 }
 
 /**
