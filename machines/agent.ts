@@ -283,15 +283,12 @@ export const agentMachine = agentSetup.createMachine({
         'clearPendingDiscard',
         { type: 'announceStatus', params: { status: 'disposed' } },
         { type: 'setStatus', params: { status: 'disposed' } },
+        // Disposal ends after the last flush (injection turns flush on their own); no actor: decisions.md.
+        'startSettle',
       ],
-      invoke: {
-        id: 'settle',
-        src: 'settle',
-        input: ({ context }) => ({ agentId: context.agentId }),
-        onDone: 'disposed',
-        onError: 'disposed',
-      },
       on: {
+        'settle.done': 'disposed',
+        'settle.error': 'disposed',
         INJECT: {
           actions: { type: 'writeInjectionTurn', params: ({ event }) => ({ injection: event.injection }) },
         },

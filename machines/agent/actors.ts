@@ -5,7 +5,7 @@ import type { ScopeTable } from '../runtime/scopeTable.js';
 import type { ServicesResolver } from '../runtime/systemServices.js';
 import type { createTurnLogic } from '../turn/logic.js';
 import { type SeamsPresent, type TurnInput, turnSeams } from '../turn/types.js';
-import { lastTurnNumber, settleInjectionFlushes } from './actions.js';
+import { lastTurnNumber } from './actions.js';
 import { agentDefaults } from './options.js';
 import type { AgentMachineServices } from './types.js';
 
@@ -49,7 +49,6 @@ export function openTurnInput(
 export interface AgentActors {
   sessionStart: PromiseActorLogic<void, { readonly agentId: string; readonly source: 'startup' | 'resume' }>;
   turn: ReturnType<typeof createTurnLogic>;
-  settle: PromiseActorLogic<void, { readonly agentId: string }>;
 }
 
 /**
@@ -82,11 +81,5 @@ export function createAgentActors(
       },
     ),
     turn,
-    // Disposal resolves after the last flush: injection turns flush on their own.
-    settle: fromPromise<void, { readonly agentId: string }>(async ({ system }) => {
-      const { log } = servicesOf({ system });
-      await settleInjectionFlushes(log);
-      await log.flush();
-    }),
   };
 }
