@@ -1,3 +1,4 @@
+import { and } from 'xstate';
 import type { CancelCause } from '../seams/types.js';
 import { toDiscardEntries } from './agent/actions.js';
 import { agentSetup } from './agent/setup.js';
@@ -55,7 +56,13 @@ export const agentMachine = agentSetup.createMachine({
       initial: 'check',
       states: {
         check: {
-          always: [STORE_FAILED_EDGE, { guard: 'sessionStartIsEmpty', target: '#agent.ready' }, 'running'],
+          // Without a listener there is nothing to wait for: `ready`'s routing, taken at once (one hop fewer).
+          always: [
+            STORE_FAILED_EDGE,
+            { guard: and(['sessionStartIsEmpty', 'hasWakingItem']), target: '#agent.running' },
+            { guard: 'sessionStartIsEmpty', target: '#agent.idle' },
+            'running',
+          ],
         },
         running: {
           always: STORE_FAILED_EDGE,

@@ -8,7 +8,7 @@ import type { SessionLog } from '../../session/types.js';
 import type { DiscardEntry, InboxItem, Injection } from '../runtime/inbox.js';
 import { liveHandlesOf } from '../runtime/liveHandles.js';
 import {
-  createReportingScope,
+  agentReportingScope,
   pendingSessionStartListener,
   trackSessionStartListener,
 } from '../runtime/reportingScope.js';
@@ -82,7 +82,7 @@ export function createAgentActions(
     services: AgentMachineServices,
     name: TName,
     payload: SeamCtx<TName>,
-  ) => services.seams.notify(name, payload, createReportingScope(services, services.agentId));
+  ) => services.seams.notify(name, payload, agentReportingScope(services));
 
   const contained =
     <TParams>(origin: string, effect: (args: EffectArgs, params: TParams) => void) =>
