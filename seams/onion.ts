@@ -91,7 +91,7 @@ export function runAround(
 ): Promise<ToolResult> {
   const downstreamFailures = new Set<unknown>();
   // Results that passed the schema and are deep-frozen: handed on unchanged, they are not parsed again.
-  const checked: unknown[] = [];
+  let checked: unknown[] | undefined;
   // No abort check between wrappers: core dispatch turns an aborted signal into ABORTED_BEFORE_DISPATCH.
   const dispatch = async (index: number, current: ToolExecution): Promise<ToolResult> => {
     try {
@@ -111,9 +111,13 @@ export function runAround(
           ? error
           : createListenerFailure('tools/execute', entry.name, error);
       }
-      if (!checked.includes(raw)) {
+      if (!checked?.includes(raw)) {
         validateResult<ToolResult>('tools/execute', entry.name, raw);
-        if (isDeepFrozen(raw)) checked.push(raw);
+        // Only a wrapper below another can have its result handed on: the outermost one is not remembered.
+        if (index > 0 && isDeepFrozen(raw)) {
+          checked ??= [];
+          checked.push(raw);
+        }
       }
       return capDecision(raw as ToolResult);
     } catch (error) {
