@@ -31,7 +31,10 @@ describe('createSessionLog', () => {
       vi.setSystemTime(new Date('2026-03-04T05:06:07.008Z'));
       const log = createSessionLog();
       const first = openTurn(log);
-      const second = log.appendCore('user/message', { content: [{ type: 'text', text: 'hi' }], source: user });
+      const second = log.appendCore('user/message', {
+        content: [{ type: 'text', text: 'hi' }],
+        source: user,
+      });
       vi.setSystemTime(new Date('2026-03-04T05:06:07.011Z'));
       const third = log.appendCore('step/start', { turn: 1, step: 1 });
       expect([first.time, second.time, third.time]).toEqual([
