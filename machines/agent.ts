@@ -1,3 +1,4 @@
+import { and } from 'xstate';
 import type { CancelCause } from '../seams/types.js';
 import { toDiscardEntries } from './agent/actions.js';
 import { agentSetup } from './agent/setup.js';
@@ -55,7 +56,13 @@ export const agentMachine = agentSetup.createMachine({
       initial: 'check',
       states: {
         check: {
-          always: [STORE_FAILED_EDGE, { guard: 'sessionStartIsEmpty', target: '#agent.ready' }, 'running'],
+          // Without a listener there is nothing to wait for: `ready`'s routing, taken at once (one hop fewer).
+          always: [
+            STORE_FAILED_EDGE,
+            { guard: and(['sessionStartIsEmpty', 'hasWakingItem']), target: '#agent.running' },
+            { guard: 'sessionStartIsEmpty', target: '#agent.idle' },
+            'running',
+          ],
         },
         running: {
           always: STORE_FAILED_EDGE,
@@ -283,15 +290,12 @@ export const agentMachine = agentSetup.createMachine({
         'clearPendingDiscard',
         { type: 'announceStatus', params: { status: 'disposed' } },
         { type: 'setStatus', params: { status: 'disposed' } },
+        // Disposal ends after the last flush (injection turns flush on their own); no actor: decisions.md.
+        'startSettle',
       ],
-      invoke: {
-        id: 'settle',
-        src: 'settle',
-        input: ({ context }) => ({ agentId: context.agentId }),
-        onDone: 'disposed',
-        onError: 'disposed',
-      },
       on: {
+        'settle.done': 'disposed',
+        'settle.error': 'disposed',
         INJECT: {
           actions: { type: 'writeInjectionTurn', params: ({ event }) => ({ injection: event.injection }) },
         },

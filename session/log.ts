@@ -30,7 +30,17 @@ export function createSessionLog(options: SessionLogOptions = {}): SessionLog {
   return new AppendOnlyLog(options);
 }
 
-const defaultNow = (): Date => new Date();
+// `new Date().toISOString()` costs ~1 µs on Node 20; appends in the same millisecond share one string.
+let isoMillis = Number.NaN;
+let isoText = '';
+function currentIsoTime(): string {
+  const millis = Date.now();
+  if (millis !== isoMillis) {
+    isoText = new Date(millis).toISOString();
+    isoMillis = millis;
+  }
+  return isoText;
+}
 const reportToConsole = (error: unknown, event: LogEvent): void =>
   console.error(`session log: a listener of ${event.type} threw`, error);
 
@@ -39,7 +49,8 @@ const reportToConsole = (error: unknown, event: LogEvent): void =>
 class AppendOnlyLog implements SessionLog {
   readonly #maxLineBytes: number;
   readonly #store: SessionStore;
-  readonly #now: () => Date;
+  // `undefined` for the default clock (the cached ISO string).
+  readonly #now: (() => Date) | undefined;
   readonly #onEvent: ((event: LogEvent) => void) | undefined;
   readonly #reportListenerError: (error: unknown, event: LogEvent) => void;
   readonly #events: LogEvent[];
@@ -53,7 +64,7 @@ class AppendOnlyLog implements SessionLog {
 
   constructor(options: SessionLogOptions) {
     this.#store = options.store ?? memoryStore();
-    this.#now = options.now ?? defaultNow;
+    this.#now = options.now;
     this.#onEvent = options.onEvent;
     this.#reportListenerError = options.onListenerError ?? reportToConsole;
     const events: LogEvent[] = [...this.#store.initialEvents];
@@ -194,7 +205,7 @@ class AppendOnlyLog implements SessionLog {
       seq: events.length,
       type,
       data,
-      time: this.#now().toISOString(),
+      time: this.#now === undefined ? currentIsoTime() : this.#now().toISOString(),
     });
     const line = JSON.stringify(event);
     // A UTF-16 code unit takes at most 3 UTF-8 bytes: a short line needs no byte count.

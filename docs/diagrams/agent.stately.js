@@ -22,8 +22,12 @@ const agentMachine = createMachine({
               "target": "#agent.failed"
             },
             {
+              "guard": "and(sessionStartIsEmpty, hasWakingItem)",
+              "target": "#agent.running"
+            },
+            {
               "guard": "sessionStartIsEmpty",
-              "target": "#agent.ready"
+              "target": "#agent.idle"
             },
             "running"
           ]
@@ -481,15 +485,12 @@ const agentMachine = createMachine({
           "params": {
             "status": "disposed"
           }
-        }
+        },
+        "startSettle"
       ],
-      "invoke": {
-        "id": "settle",
-        "src": "settle",
-        "onDone": "disposed",
-        "onError": "disposed"
-      },
       "on": {
+        "settle.done": "disposed",
+        "settle.error": "disposed",
         "INJECT": {
           "actions": {
             "type": "writeInjectionTurn"

@@ -8,7 +8,7 @@ import type { SessionLog } from '../../session/types.js';
 import type { DiscardEntry, InboxItem, Injection } from '../runtime/inbox.js';
 import { liveHandlesOf } from '../runtime/liveHandles.js';
 import {
-  createReportingScope,
+  agentReportingScope,
   pendingSessionStartListener,
   trackSessionStartListener,
 } from '../runtime/reportingScope.js';
@@ -68,6 +68,7 @@ export interface AgentActionImplementations {
   repairTurn: Effect<{ error: unknown }>;
   reportLateSessionStart: Effect;
   reportSessionStartFailure: Effect<{ error: unknown }>;
+  startSettle: Effect;
 }
 
 /**
@@ -81,7 +82,7 @@ export function createAgentActions(
     services: AgentMachineServices,
     name: TName,
     payload: SeamCtx<TName>,
-  ) => services.seams.notify(name, payload, createReportingScope(services, services.agentId));
+  ) => services.seams.notify(name, payload, agentReportingScope(services));
 
   const contained =
     <TParams>(origin: string, effect: (args: EffectArgs, params: TParams) => void) =>
@@ -254,7 +255,25 @@ export function createAgentActions(
         services.reportError({ error: toFailure(params.error), origin: 'agent/session-start' });
       },
     ),
+    // Disposal's last flush, started on entering `disposing` (no actor); it answers the agent while it runs.
+    startSettle: ({ self, system }) => {
+      settleLog(servicesOf({ system }).log).then(
+        () => sendToLive(self, { type: 'settle.done' }),
+        (error: unknown) => sendToLive(self, { type: 'settle.error', error }),
+      );
+    },
   };
+}
+
+/** Resolves after the last flush: the injection turns' own, then the log's. */
+async function settleLog(log: SessionLog): Promise<void> {
+  await settleInjectionFlushes(log);
+  await log.flush();
+}
+
+// An agent stopped from outside takes nothing more: a late answer is dropped, not warned about.
+function sendToLive(self: AnyActorRef, event: AgentEvent): void {
+  if (self.getSnapshot().status === 'active') self.send(event);
 }
 
 /** A finished turn's leftover steering is dropped (not re-queued) after a terminal stop, a cancel or a dispose. */

@@ -4,8 +4,8 @@ import { createReportingScope, trackSessionStartListener } from '../runtime/repo
 import type { ScopeTable } from '../runtime/scopeTable.js';
 import type { ServicesResolver } from '../runtime/systemServices.js';
 import type { createTurnLogic } from '../turn/logic.js';
-import { type SeamsPresent, type TurnInput, turnSeams } from '../turn/types.js';
-import { lastTurnNumber, settleInjectionFlushes } from './actions.js';
+import type { SeamsPresent, TurnInput } from '../turn/types.js';
+import { lastTurnNumber } from './actions.js';
 import { agentDefaults } from './options.js';
 import type { AgentMachineServices } from './types.js';
 
@@ -32,7 +32,15 @@ export function openTurnInput(
     },
     'turn',
   );
-  const seamsPresent = Object.fromEntries(turnSeams.map((name) => [name, seams.has(name)])) as SeamsPresent;
+  // Written out (the same keys as `turnSeams`, in order): no pair arrays per turn.
+  const seamsPresent: SeamsPresent = {
+    'agent/prompt-submit': seams.has('agent/prompt-submit'),
+    'agent/pre-step': seams.has('agent/pre-step'),
+    'agent/post-step': seams.has('agent/post-step'),
+    'agent/request-error': seams.has('agent/request-error'),
+    'agent/turn-continuation': seams.has('agent/turn-continuation'),
+    'agent/turn-stop': seams.has('agent/turn-stop'),
+  };
   return {
     scopeKey,
     agentId: services.agentId,
@@ -49,7 +57,6 @@ export function openTurnInput(
 export interface AgentActors {
   sessionStart: PromiseActorLogic<void, { readonly agentId: string; readonly source: 'startup' | 'resume' }>;
   turn: ReturnType<typeof createTurnLogic>;
-  settle: PromiseActorLogic<void, { readonly agentId: string }>;
 }
 
 /**
@@ -82,11 +89,5 @@ export function createAgentActors(
       },
     ),
     turn,
-    // Disposal resolves after the last flush: injection turns flush on their own.
-    settle: fromPromise<void, { readonly agentId: string }>(async ({ system }) => {
-      const { log } = servicesOf({ system });
-      await settleInjectionFlushes(log);
-      await log.flush();
-    }),
   };
 }

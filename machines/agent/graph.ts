@@ -45,7 +45,7 @@ export const graphEvents: readonly EventObject[] = Object.freeze([
   doneEvent('turn', output({ reason: { kind: 'aborted' }, leftoverSteering: [item('s2', true)] })),
   doneEvent('turn', output({ terminalStopped: true, leftoverSteering: [item('s3', true)] })),
   errorEvent('turn', { message: 'turn actor failed' }),
-  doneEvent('settle', undefined),
-  errorEvent('settle', { message: 'flush failed' }),
+  { type: 'settle.done' },
+  { type: 'settle.error', error: { message: 'flush failed' } },
   ...external,
 ]);

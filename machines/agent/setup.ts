@@ -47,7 +47,6 @@ export const agentSetup = setup({
       },
     ),
     turn: turnMachine,
-    settle: fromPromise<void, { readonly agentId: string }>(async () => {}),
   },
   actions: {
     // Side effects: no-ops here, bound to services by createAgentLogic.
@@ -65,6 +64,8 @@ export const agentSetup = setup({
     repairTurn: (_, _params: { error: unknown }) => {},
     reportLateSessionStart: noop,
     reportSessionStartFailure: (_, _params: { error: unknown }) => {},
+    // Disposal's last flush: answers `settle.done` / `settle.error` once provided.
+    startSettle: noop,
     // Events for the turn are only sent from the states that invoke it, and only while it runs
     // (checked at delivery: a turn whose done event is still queued here takes nothing).
     forwardToTurn: ({ self, event }) => void sendToLiveChild(self, 'turn', event),

@@ -57,6 +57,9 @@ export type AgentEvent =
   | { type: 'DISPOSE'; keepInbox: boolean }
   | { type: 'STORE_FAILED'; failure: StoreFailure }
   | { type: 'TURN_CLOSED' }
+  // Disposal's last flush settled (`startSettle`).
+  | { type: 'settle.done' }
+  | { type: 'settle.error'; error: unknown }
   | TurnSteeringReport;
 
 /** What the agent machine needs: the turn services plus the agent-level handles. */

@@ -32,6 +32,9 @@ export interface DiscardEntry {
   readonly steering: boolean;
 }
 
+const USER_SOURCE: MessageSource = Object.freeze({ kind: 'user' });
+const NO_CONTEXTS: readonly HookContext[] = Object.freeze([]);
+
 const ContentInputSchema = z.union([z.string(), z.array(ContentBlockSchema)]);
 const DeliveryOptionsSchema = z
   .object({
@@ -81,6 +84,17 @@ export function createInboxItem(
   method: string,
   wakeup: boolean,
 ): InboxItem {
+  // The common call, `followup('text')`: a string is valid content and no options means the defaults,
+  // so there is nothing to validate or copy (the same item the checked path builds).
+  if (typeof rawContent === 'string' && rawOptions === undefined) {
+    return Object.freeze({
+      id,
+      content: Object.freeze([Object.freeze({ type: 'text' as const, text: rawContent })]),
+      source: USER_SOURCE,
+      contexts: NO_CONTEXTS,
+      wakeup,
+    });
+  }
   const content = validate(
     ContentInputSchema,
     rawContent,

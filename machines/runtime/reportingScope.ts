@@ -27,6 +27,24 @@ export function createReportingScope(
   };
 }
 
+// One agent-level scope per services object: the agent's own notifications share it (it is never written to).
+const agentScopes = new WeakMap<object, DispatchScope>();
+
+/**
+ * The dispatch scope of an agent's own notifications (no turn), built once per services object.
+ * @param services where `agent/error` goes; also the cache key
+ */
+export function agentReportingScope(
+  services: Pick<TurnMachineServices, 'reportError'> & { readonly agentId: string },
+): DispatchScope {
+  let scope = agentScopes.get(services);
+  if (scope === undefined) {
+    scope = Object.freeze(createReportingScope(services, services.agentId));
+    agentScopes.set(services, scope);
+  }
+  return scope;
+}
+
 // The session-start listener still running, per agent services object, so a timeout can name it.
 const pendingSessionStart = new WeakMap<object, string>();
 

@@ -160,8 +160,9 @@ function createStandInTurn(log: SessionLog, seams: Seams, notifications: Notific
 
 /**
  * Executes one agent path: the real agent logic (inbox, claim, status, injection turns, repair,
- * notifications) over a real log and seams; the session start, the turn and the final settle are
- * deferred stubs, the turn played by the stand-in above. Quiescence disposes the agent.
+ * notifications) over a real log and seams; the session start and the turn are deferred stubs, the
+ * turn played by the stand-in above, and the path sends the final settle's outcome (`settle.done`).
+ * Quiescence disposes the agent.
  */
 export async function executeAgentPath(
   path: MachinePath,
@@ -185,13 +186,14 @@ export async function executeAgentPath(
     reportError: () => {},
     logger: { error: () => {} },
   };
-  const logic = createAgentLogic(services);
+  // Disposal's last flush is the agent's own phase, not an actor: the path sends its outcome.
+  const logic = createAgentLogic(services).provide({ actions: { startSettle: () => {} } });
   const standIn = createStandInTurn(log, seams, notifications);
   const run = await runPath(path, {
     logic: options.mutate ? options.mutate(logic, services) : logic,
     input,
     events: graphEvents,
-    quiesce: [{ type: 'DISPOSE' }],
+    quiesce: [{ type: 'DISPOSE' }, { type: 'settle.done' }],
     prepareEvent: withFreshItemId,
     onSettle: ({ kind, pending, payload }) =>
       pending.id === 'turn' ? standIn.settle(kind, pending.input as TurnInput, payload) : undefined,

@@ -48,6 +48,20 @@ describe('F01 turn: empty seams create no actor', () => {
     expect(turnSubtree(recorder.actors)).toEqual(['turn']);
   });
 
+  it('F01 a fresh agent, its text turn and its disposal are two actors: the agent and the turn', async () => {
+    const recorder = recordActors();
+    const { agent, expectInvariants } = createTestAgent({
+      script: [{ text: 'hi' }],
+      options: { inspect: recorder.inspect },
+    });
+    agent.followup('hello');
+    await agent.whenIdle();
+    await agent.dispose();
+    expectInvariants();
+    // Disposal's last flush was a `settle` promise actor (3 actors); it is the agent's own phase now.
+    expect(recorder.actors.map((actor) => actor.id)).toEqual([agent.actor.id, 'turn']);
+  });
+
   it('F01 a seam with a listener still invokes its actor, once per step', async () => {
     const recorder = recordActors();
     const { agent, seams, expectInvariants } = createTestAgent({

@@ -25,6 +25,31 @@ const refusal = (append: () => unknown): SessionLogError => {
 };
 
 describe('createSessionLog', () => {
+  it('without a clock, stamps the current time: appends in one millisecond share it, a later one moves on', () => {
+    vi.useFakeTimers();
+    try {
+      vi.setSystemTime(new Date('2026-03-04T05:06:07.008Z'));
+      const log = createSessionLog();
+      const first = openTurn(log);
+      const second = log.appendCore('user/message', {
+        content: [{ type: 'text', text: 'hi' }],
+        source: user,
+      });
+      vi.setSystemTime(new Date('2026-03-04T05:06:07.011Z'));
+      const third = log.appendCore('step/start', { turn: 1, step: 1 });
+      expect([first.time, second.time, third.time]).toEqual([
+        '2026-03-04T05:06:07.008Z',
+        '2026-03-04T05:06:07.008Z',
+        '2026-03-04T05:06:07.011Z',
+      ]);
+      // A second log in the same millisecond stamps the same time (the clock is shared, not the log's).
+      vi.setSystemTime(new Date('2026-03-04T05:06:06.000Z'));
+      expect(openTurn(createSessionLog()).time).toBe('2026-03-04T05:06:06.000Z');
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+
   it('numbers events from 0 and stamps an ISO time', () => {
     const log = createSessionLog({ now: () => new Date('2025-01-02T03:04:05.000Z') });
     const first = openTurn(log);
