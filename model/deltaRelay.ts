@@ -10,7 +10,9 @@ export interface DeltaRelay {
 
 /**
  * A relay for one model request. An abort settles it as failed at once, so a renderer learns to take
- * back streamed text even before the adapter notices; its one abort listener is removed when it settles.
+ * back streamed text even before the adapter notices. Its one abort listener is added with the first
+ * delta (before it there is nothing to take back; a delta after an abort is dropped by reading the
+ * signal) and removed when it settles, so a request that streams nothing adds no listener.
  */
 export function createDeltaRelay(emit: (delta: StreamedDelta) => void, signal: AbortSignal): DeltaRelay {
   let live = !signal.aborted;
@@ -19,14 +21,20 @@ export function createDeltaRelay(emit: (delta: StreamedDelta) => void, signal: A
   function settle(failed: boolean): void {
     if (!live) return;
     live = false;
-    signal.removeEventListener('abort', onAbort);
+    if (streamed) signal.removeEventListener('abort', onAbort);
     if (failed && streamed) emit({ kind: 'discard' });
   }
-  if (live) signal.addEventListener('abort', onAbort, { once: true });
   return {
     onDelta(delta) {
       if (!live) return;
-      streamed = true;
+      if (signal.aborted) {
+        settle(true);
+        return;
+      }
+      if (!streamed) {
+        streamed = true;
+        signal.addEventListener('abort', onAbort, { once: true });
+      }
       emit(delta);
     },
     settle,

@@ -17,16 +17,23 @@ export interface MemoryStoreOptions {
  * const log = createSessionLog({ store: memoryStore() });
  */
 export function memoryStore(options: MemoryStoreOptions = {}): SessionStore {
-  const initialEvents = Object.freeze(
-    (options.events ?? []).map((event) => toFrozenJson(event, 'event') as unknown as LogEvent),
-  );
+  const initialEvents =
+    options.events === undefined || options.events.length === 0
+      ? noEvents
+      : Object.freeze(options.events.map((event) => toFrozenJson(event, 'event') as unknown as LogEvent));
   return Object.freeze({
     sessionId: options.id,
     initialEvents,
-    repairs: Object.freeze([]),
+    repairs: noRepairs,
     durable: false,
-    write() {},
-    flush: async () => {},
-    close: async () => {},
+    write: keepNothing,
+    flush: settled,
+    close: settled,
   });
 }
+
+// Shared by every memory store (one per agent by default): frozen, and the functions hold no state.
+const noEvents: readonly LogEvent[] = Object.freeze([]);
+const noRepairs: SessionStore['repairs'] = Object.freeze([]);
+const keepNothing = (): void => {};
+const settled = async (): Promise<void> => {};
