@@ -137,6 +137,13 @@ export const toolCallMachine = toolCallSetup.createMachine({
           exit: 'stopPhase',
           on: {
             'preExecute.done': [
+              // Standalone, allowed, no guard listener: straight to the body (the guards are a skip and
+              // there is no batch to tell).
+              {
+                guard: 'standaloneAllowedWithoutGuards',
+                target: '#toolCall.dispatching.running',
+                actions: ['recordPreDecision', 'markPrepared'],
+              },
               {
                 guard: { type: 'preDecisionIs', params: { kind: 'allow' } },
                 target: '#toolCall.guards',

@@ -193,6 +193,14 @@ const toolCallMachine = createMachine({
           "on": {
             "preExecute.done": [
               {
+                "guard": "standaloneAllowedWithoutGuards",
+                "target": "#toolCall.dispatching.running",
+                "actions": [
+                  "recordPreDecision",
+                  "markPrepared"
+                ]
+              },
+              {
                 "guard": {
                   "type": "preDecisionIs",
                   "params": {

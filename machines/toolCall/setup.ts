@@ -167,6 +167,11 @@ export const toolCallSetup = setup({
         !output.seamsPresent.guard
       );
     },
+    // A standalone call pre-execute allowed, with no guard listener: nothing stands before its body.
+    standaloneAllowedWithoutGuards: ({ context, event }) =>
+      !context.batched &&
+      !context.seamsPresent.guard &&
+      outputOf<PreExecuteOutput>(event).decision.kind === 'allow',
     // A standalone call (no commit to wait for) with no post-execute listener: nothing reviews its body.
     standaloneReviewIsEmpty: ({ context }) => !context.batched && !context.seamsPresent['tools/post-execute'],
     preparedAs: ({ event }, params: { outcome: PrepareOutput['outcome'] }) =>

@@ -237,9 +237,10 @@ describe('F01 tool machines: no phase of a call is an actor', () => {
       '"done"',
     ]);
     // A listener before the body and one after: the call is sealed and decided, then reviewed. No state
-    // only routes before pre-execute, and a standalone body settles straight into its review (it
-    // commits itself); before, preparing.checking, preExecute.checking, settled.reporting and
-    // postExecute.checking were four more hops.
+    // only routes before pre-execute, an allowed standalone call with no guard goes straight to its
+    // body, and its body settles straight into its review (it commits itself); before, preparing.checking,
+    // preExecute.checking, guards.checking, dispatching.reporting, settled.reporting and
+    // postExecute.checking were six more hops.
     const listened = createSeams();
     listened.on('tools/pre-execute', (_exec, next) => next());
     listened.on('tools/post-execute', (_ctx, next) => next());
@@ -247,8 +248,6 @@ describe('F01 tool machines: no phase of a call is an actor', () => {
       '{"preparing":"detaching"}',
       '"sealing"',
       '{"preExecute":"deciding"}',
-      '{"guards":"checking"}',
-      '{"dispatching":"reporting"}',
       '{"dispatching":"running"}',
       '{"postExecute":"reviewing"}',
       '{"finalizing":"checking"}',
