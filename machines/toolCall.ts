@@ -78,22 +78,13 @@ export const toolCallMachine = toolCallSetup.createMachine({
                   'markPrepared',
                 ],
               },
-              { target: 'checking', actions: 'recordDetach' },
+              // A listener on tools/prepare and an input it may rewrite (not aborted meanwhile): fold it.
+              { guard: 'foldsInput', target: 'folding', actions: 'recordDetach' },
+              // Otherwise prepare is a skip (aborted: sealing records ABORTED_BEFORE_DISPATCH).
+              { target: '#toolCall.sealing', actions: 'recordDetach' },
             ],
             'detach.error': { target: '#toolCall.sealing', actions: 'settlePipelineError' },
           },
-        },
-        checking: {
-          always: [
-            // Aborted while the request was read: sealing records ABORTED_BEFORE_DISPATCH.
-            { guard: 'isAborted', target: '#toolCall.sealing' },
-            {
-              guard: { type: 'seamIsEmpty', params: { seam: 'tools/prepare' } },
-              target: '#toolCall.sealing',
-            },
-            { guard: 'isNotPreparable', target: '#toolCall.sealing' },
-            { target: 'folding' },
-          ],
         },
         folding: {
           entry: { type: 'startPhase', params: { phase: 'prepare' } },
@@ -123,6 +114,11 @@ export const toolCallMachine = toolCallSetup.createMachine({
       always: [
         { guard: 'hasResult', target: 'settled' },
         { guard: 'isAborted', target: 'settled', actions: 'settleAbortedBeforeDispatch' },
+        {
+          guard: { type: 'seamIsEmpty', params: { seam: 'tools/pre-execute' } },
+          target: 'guards',
+          actions: { type: 'emitDefaultDecided', params: { seam: 'tools/pre-execute' } },
+        },
         { target: 'preExecute' },
       ],
     },
@@ -134,18 +130,8 @@ export const toolCallMachine = toolCallSetup.createMachine({
           actions: ['markAborted', 'startCancelGrace', 'abortCall', 'settleAbortedBeforeDispatch'],
         },
       },
-      initial: 'checking',
+      initial: 'deciding',
       states: {
-        checking: {
-          always: [
-            {
-              guard: { type: 'seamIsEmpty', params: { seam: 'tools/pre-execute' } },
-              target: '#toolCall.guards',
-              actions: { type: 'emitDefaultDecided', params: { seam: 'tools/pre-execute' } },
-            },
-            { target: 'deciding' },
-          ],
-        },
         deciding: {
           entry: { type: 'startPhase', params: { phase: 'preExecute' } },
           exit: 'stopPhase',
@@ -231,6 +217,9 @@ export const toolCallMachine = toolCallSetup.createMachine({
               { type: 'emitDefaultDecided', params: { seam: 'tools/post-execute' } },
             ],
           },
+          // Standalone with a review: it commits itself, so settled has nothing to report or wait for.
+          // (nothing skips its review: only an error skips post-execute, and the grace runs out only in draining).
+          { guard: 'isStandalone', target: '#toolCall.postExecute.reviewing', actions: 'settleDispatched' },
           { target: 'settled', actions: 'settleDispatched' },
         ],
         'dispatch.error': { target: 'settled', actions: 'settlePipelineError' },
@@ -308,18 +297,17 @@ export const toolCallMachine = toolCallSetup.createMachine({
               target: '#toolCall.finalizing',
               actions: { type: 'emitDefaultDecided', params: { seam: 'tools/post-execute' } },
             },
+            // After the grace ran out (a body that did not stop): post-execute still runs, for one more grace.
+            { guard: 'graceIsOver', target: 'reviewing', actions: 'startCancelGrace' },
             { target: 'reviewing' },
           ],
         },
         reviewing: {
           entry: { type: 'startPhase', params: { phase: 'postExecute' } },
           exit: 'stopPhase',
-          // Entered after the grace ran out (a body that did not stop): post-execute still runs, for one more grace.
-          after: {
-            cancelGrace: { guard: 'graceIsOver', target: '#toolCall.finalizing', actions: 'abandonReview' },
-          },
           on: {
-            // Committed after an abort: the review gets what is left of the grace, not a new one.
+            // Committed after an abort: the review gets what is left of the grace, not a new one;
+            // committed after it ran out, the one more grace started on entry.
             CANCEL_GRACE_OVER: {
               target: '#toolCall.finalizing',
               actions: ['markGraceOver', 'abandonReview'],

@@ -75,7 +75,12 @@ const toolCallMachine = createMachine({
                 ]
               },
               {
-                "target": "checking",
+                "guard": "foldsInput",
+                "target": "folding",
+                "actions": "recordDetach"
+              },
+              {
+                "target": "#toolCall.sealing",
                 "actions": "recordDetach"
               }
             ],
@@ -84,30 +89,6 @@ const toolCallMachine = createMachine({
               "actions": "settlePipelineError"
             }
           }
-        },
-        "checking": {
-          "always": [
-            {
-              "guard": "isAborted",
-              "target": "#toolCall.sealing"
-            },
-            {
-              "guard": {
-                "type": "seamIsEmpty",
-                "params": {
-                  "seam": "tools/prepare"
-                }
-              },
-              "target": "#toolCall.sealing"
-            },
-            {
-              "guard": "isNotPreparable",
-              "target": "#toolCall.sealing"
-            },
-            {
-              "target": "folding"
-            }
-          ]
         },
         "folding": {
           "entry": {
@@ -167,6 +148,21 @@ const toolCallMachine = createMachine({
           "actions": "settleAbortedBeforeDispatch"
         },
         {
+          "guard": {
+            "type": "seamIsEmpty",
+            "params": {
+              "seam": "tools/pre-execute"
+            }
+          },
+          "target": "guards",
+          "actions": {
+            "type": "emitDefaultDecided",
+            "params": {
+              "seam": "tools/pre-execute"
+            }
+          }
+        },
+        {
           "target": "preExecute"
         }
       ]
@@ -184,30 +180,8 @@ const toolCallMachine = createMachine({
           ]
         }
       },
-      "initial": "checking",
+      "initial": "deciding",
       "states": {
-        "checking": {
-          "always": [
-            {
-              "guard": {
-                "type": "seamIsEmpty",
-                "params": {
-                  "seam": "tools/pre-execute"
-                }
-              },
-              "target": "#toolCall.guards",
-              "actions": {
-                "type": "emitDefaultDecided",
-                "params": {
-                  "seam": "tools/pre-execute"
-                }
-              }
-            },
-            {
-              "target": "deciding"
-            }
-          ]
-        },
         "deciding": {
           "entry": {
             "type": "startPhase",
@@ -382,6 +356,11 @@ const toolCallMachine = createMachine({
             ]
           },
           {
+            "guard": "isStandalone",
+            "target": "#toolCall.postExecute.reviewing",
+            "actions": "settleDispatched"
+          },
+          {
             "target": "settled",
             "actions": "settleDispatched"
           }
@@ -517,6 +496,11 @@ const toolCallMachine = createMachine({
               }
             },
             {
+              "guard": "graceIsOver",
+              "target": "reviewing",
+              "actions": "startCancelGrace"
+            },
+            {
               "target": "reviewing"
             }
           ]
@@ -529,13 +513,6 @@ const toolCallMachine = createMachine({
             }
           },
           "exit": "stopPhase",
-          "after": {
-            "cancelGrace": {
-              "guard": "graceIsOver",
-              "target": "#toolCall.finalizing",
-              "actions": "abandonReview"
-            }
-          },
           "on": {
             "CANCEL_GRACE_OVER": {
               "target": "#toolCall.finalizing",

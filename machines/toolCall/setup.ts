@@ -150,7 +150,11 @@ export const toolCallSetup = setup({
     seamIsEmpty: ({ context }, params: { seam: ToolSeamKey }) => !context.seamsPresent[params.seam],
     detachedAs: ({ event }, params: { outcome: DetachOutcome }) =>
       outputOf<DetachOutput>(event).outcome === params.outcome,
-    isNotPreparable: ({ context }) => !context.preparable,
+    // Read cleanly, not aborted meanwhile, a listener on tools/prepare and an input it may rewrite.
+    foldsInput: ({ context, event }) => {
+      const output = outputOf<DetachOutput>(event);
+      return !context.aborted && output.seamsPresent['tools/prepare'] && output.preparable;
+    },
     // A standalone call read cleanly, not aborted meanwhile, with no listener before its body.
     standaloneSkipsToBody: ({ context, event }) => {
       const output = outputOf<DetachOutput>(event);

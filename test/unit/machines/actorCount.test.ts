@@ -236,13 +236,26 @@ describe('F01 tool machines: no phase of a call is an actor', () => {
       '"notifying"',
       '"done"',
     ]);
-    // A listener before the body and one after: the call is sealed and decided, then settled and reviewed.
+    // A listener before the body and one after: the call is sealed and decided, then reviewed. No state
+    // only routes before pre-execute, and a standalone body settles straight into its review (it
+    // commits itself); before, preparing.checking, preExecute.checking, settled.reporting and
+    // postExecute.checking were four more hops.
     const listened = createSeams();
     listened.on('tools/pre-execute', (_exec, next) => next());
     listened.on('tools/post-execute', (_ctx, next) => next());
-    const stepped = await routeOf(listened);
-    expect(stepped).toContain('"sealing"');
-    expect(stepped).toContain('{"settled":"reporting"}');
+    expect(await routeOf(listened)).toEqual([
+      '{"preparing":"detaching"}',
+      '"sealing"',
+      '{"preExecute":"deciding"}',
+      '{"guards":"checking"}',
+      '{"dispatching":"reporting"}',
+      '{"dispatching":"running"}',
+      '{"postExecute":"reviewing"}',
+      '{"finalizing":"checking"}',
+      '{"finalizing":"running"}',
+      '"notifying"',
+      '"done"',
+    ]);
   });
 
   it('F01 a one-call turn with no tool listeners: the batch runs the call itself, no call actor', async () => {

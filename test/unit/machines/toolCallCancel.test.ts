@@ -145,6 +145,50 @@ describe('T13 cancellation', () => {
     });
   });
 
+  it('a body cut off by the grace is still reviewed, for one more grace: a review that hangs is then abandoned', async () => {
+    vi.useFakeTimers();
+    const { tools, seams } = createFixture();
+    const started = deferred();
+    tools.register(
+      defineTool({
+        name: 'stuck',
+        description: 'x',
+        parameters: z.object({}),
+        execute: () => {
+          started.resolve();
+          return new Promise<string>(() => {});
+        },
+      }),
+    );
+    const reviewed: ToolResult[] = [];
+    seams.on('tools/post-execute', ({ result }) => {
+      reviewed.push(result);
+      return new Promise(() => {});
+    });
+    const controller = new AbortController();
+    const box = settleFlag(
+      tools.execute(
+        { name: 'stuck', arguments: '{}' },
+        { seams, signal: controller.signal, cancelGraceMs: 1_000 },
+      ),
+    );
+    await vi.advanceTimersByTimeAsync(0);
+    await started.promise;
+    controller.abort();
+    await vi.advanceTimersByTimeAsync(1_000);
+    // The grace ran out: the body did not stop, and post-execute reviews that.
+    expect(reviewed.map((result) => result.isError && result.error.note)).toEqual(['did not stop']);
+    await vi.advanceTimersByTimeAsync(999);
+    expect(box.result).toBeUndefined();
+    await vi.advanceTimersByTimeAsync(1);
+    expect(box.result).toEqual({
+      isError: true,
+      error: { code: 'ABORTED', message: 'Tool call aborted', note: 'did not stop' },
+      content: [{ type: 'text', text: 'Error: Tool call aborted' }],
+    });
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
   it('a cancel during post-execute abandons it: the success becomes ABORTED; finalize and tools/result still run', async () => {
     const { tools, seams } = createFixture();
     const finalize = vi.fn(() => undefined);
