@@ -48,8 +48,14 @@ export class ScopeTable {
     return this.#scopes.has(key);
   }
 
+  /** Closes a scope; a model request still running in it is aborted (its late answer is then stale). */
   close(key: string): void {
+    const scope = this.#scopes.get(key);
     this.#scopes.delete(key);
+    const request = scope?.request;
+    if (request === undefined) return;
+    scope!.request = undefined;
+    request.abort();
   }
 
   get size(): number {

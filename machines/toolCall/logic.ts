@@ -1,6 +1,7 @@
 import type { ActorSystem } from 'xstate';
 import { liveHandlesOf } from '../runtime/liveHandles.js';
 import type { ToolMachineServices } from '../runtime/services.js';
+import { releasingOnStop } from '../runtime/stopRelease.js';
 import { fixedServices, once, type ServicesResolver, servicesOfSystem } from '../runtime/systemServices.js';
 import { toolCallMachine } from '../toolCall.js';
 import { closeOwnedCall, createToolCallActions } from './actions.js';
@@ -38,18 +39,9 @@ export function provideToolCallLogic(
     actions: createToolCallActions(servicesOf),
     delays: { cancelGrace: ({ system }) => servicesOf({ system }).cancelGraceMs },
   });
-  const step = logic.transition.bind(logic);
   // A stopped actor runs no exit action, so its stop event is where a phase still running is aborted.
-  logic.transition = (snapshot, event, scope) => {
-    if ((event as { type: string }).type === stopEventType)
-      releaseStoppedCall(snapshot.context, scope.system);
-    return step(snapshot, event, scope);
-  };
-  return logic;
+  return releasingOnStop(logic, (snapshot, system) => releaseStoppedCall(snapshot.context, system));
 }
-
-/** The event XState delivers to an actor's logic when the actor is stopped. */
-const stopEventType = 'xstate.stop';
 
 /**
  * Releases what a call stopped mid-phase still holds: a call that opened its own handles closes them

@@ -1,6 +1,7 @@
 import type { ActorSystem } from 'xstate';
 import { liveHandlesOf } from '../runtime/liveHandles.js';
 import type { TurnMachineServices } from '../runtime/services.js';
+import { releasingOnStop } from '../runtime/stopRelease.js';
 import { fixedServices, type ServicesResolver } from '../runtime/systemServices.js';
 import { provideToolBatchLogic } from '../toolBatch/logic.js';
 import { turnMachine } from '../turn.js';
@@ -19,18 +20,9 @@ export function provideTurnLogic(servicesOf: ServicesResolver<TurnMachineService
     actions: { ...createTurnActions(servicesOf), ...createTurnPhases(servicesOf) },
     delays: { cancelGrace: ({ system }) => servicesOf({ system }).cancelGraceMs },
   });
-  const step = logic.transition.bind(logic);
   // A stopped actor runs no exit action, so its stop event is where a request still running is aborted.
-  logic.transition = (snapshot, event, scope) => {
-    if ((event as { type: string }).type === stopEventType)
-      releaseStoppedTurn(snapshot.context, scope.system);
-    return step(snapshot, event, scope);
-  };
-  return logic;
+  return releasingOnStop(logic, (snapshot, system) => releaseStoppedTurn(snapshot.context, system));
 }
-
-/** The event XState delivers to an actor's logic when the actor is stopped. */
-const stopEventType = 'xstate.stop';
 
 /** A turn stopped from outside (its agent stopped) aborts its model request, as a stopped invoke did. */
 function releaseStoppedTurn(context: TurnContext, system: ActorSystem<any>): void {

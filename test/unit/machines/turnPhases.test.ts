@@ -1,8 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { createAgent } from '../../../machines/agent/createAgent.js';
+import { createToolRegistry } from '../../../machines/index.js';
 import { waitForAbort } from '../../../model/abort.js';
 import type { ModelAdapter, ModelRequest } from '../../../model/index.js';
 import { createSeams } from '../../../seams/index.js';
-import { checkInvariants, memoryStore } from '../../../session/index.js';
+import { checkInvariants, memoryStore, SessionStoreError } from '../../../session/index.js';
+import type { SessionStore } from '../../../session/types.js';
 import { runTurn } from '../agent/turnHarness.js';
 
 const answer = { content: [{ type: 'text' as const, text: 'late' }], finish: 'stop' as const };
@@ -80,7 +83,32 @@ describe('the turn’s model request and log flush are its own phases (no actor 
     expect(checkInvariants(run.events)).toEqual([]);
   });
 
-  it('a turn stopped from outside (its agent stopped) aborts its running request', async () => {
+  for (const batch of ['real', 'stub'] as const) {
+    it(`a turn stopped from outside aborts its running request (the logic ${batch === 'real' ? 'as createTurnLogic returns it' : 're-provided'})`, async () => {
+      const requests: ModelRequest[] = [];
+      const model: ModelAdapter = {
+        request: (request) => {
+          requests.push(request);
+          return waitForAbort(request.signal);
+        },
+      };
+      // The stub batch is bound with `createTurnLogic(services).provide(…)`, as a user re-providing the turn does.
+      const run = runTurn({
+        seams: createSeams(),
+        model,
+        text: 'go',
+        ...(batch === 'real' ? { batch } : {}),
+      });
+      await tick();
+      expect(requests).toHaveLength(1);
+      run.actor.stop();
+      expect(requests[0]!.signal.aborted).toBe(true);
+      await tick();
+      expect(run.errors).toEqual([]);
+    });
+  }
+
+  it('an agent that fails on a store write mid-request aborts the request, and its late deltas reach nobody', async () => {
     const requests: ModelRequest[] = [];
     const model: ModelAdapter = {
       request: (request) => {
@@ -88,14 +116,34 @@ describe('the turn’s model request and log flush are its own phases (no actor 
         return waitForAbort(request.signal);
       },
     };
-    // The logic as `createTurnLogic` returns it (a re-`provide`d one has XState's own transition).
-    const run = runTurn({ seams: createSeams(), model, text: 'go', batch: 'real' });
+    const base = memoryStore();
+    let accepted = 0;
+    // The second message's `inbox/accepted` write fails for real: the agent goes `failed` with the turn in flight.
+    const store: SessionStore = {
+      ...base,
+      write(event, line) {
+        if (event.type === 'inbox/accepted' && ++accepted === 2)
+          throw new SessionStoreError('WRITE_FAILED', 'memory', 'disk full');
+        base.write(event, line);
+      },
+    };
+    const seams = createSeams();
+    const deltas: unknown[] = [];
+    seams.on('model/delta', (notice) => void deltas.push(notice.delta));
+    const agent = createAgent({ seams, tools: createToolRegistry(), model, store });
+    agent.followup('go');
     await tick();
     expect(requests).toHaveLength(1);
-    run.actor.stop();
-    expect(requests[0]!.signal.aborted).toBe(true);
+    expect(() => agent.followup('more')).toThrow();
     await tick();
-    expect(run.errors).toEqual([]);
+    expect(agent.status).toBe('failed');
+    expect(requests[0]!.signal.aborted).toBe(true);
+    requests[0]!.onDelta?.({ kind: 'text', text: 'after failed' });
+    await tick();
+    expect(deltas).toEqual([]);
+    // A failed session: its turn stays open on the log (resume repairs it to `interrupted`).
+    expect(checkInvariants(agent.log.events, { open: true })).toEqual([]);
+    await agent.dispose();
   });
 
   it('a failed flush is reported as session/flush, and the turn is still done', async () => {

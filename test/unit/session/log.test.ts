@@ -42,7 +42,7 @@ describe('createSessionLog', () => {
         '2026-03-04T05:06:07.008Z',
         '2026-03-04T05:06:07.011Z',
       ]);
-      // A second log in the same millisecond stamps the same time (the clock is shared, not the log's).
+      // A clock set back (a second log, another millisecond): the shared cache follows it, it is not stuck ahead.
       vi.setSystemTime(new Date('2026-03-04T05:06:06.000Z'));
       expect(openTurn(createSessionLog()).time).toBe('2026-03-04T05:06:06.000Z');
     } finally {
