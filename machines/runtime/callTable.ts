@@ -18,6 +18,8 @@ export interface CallHandles {
   bodyStarted: boolean;
   /** The asynchronous phase running now (`startPhase`); aborted when it is left or the call is closed. */
   phase: AbortController | undefined;
+  /** The last phase's controller: the next phase reuses it unless it was aborted (a phase left while running). */
+  lastPhase: AbortController | undefined;
   /** Removes the call's one abort listener (`watchAbort`). */
   unwatch: (() => void) | undefined;
 }
@@ -68,6 +70,7 @@ export class CallTable {
       recorded: false,
       bodyStarted: false,
       phase: undefined,
+      lastPhase: undefined,
       unwatch: undefined,
     };
     this.#calls.set(key, { handles, unlink });
