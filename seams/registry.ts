@@ -1,5 +1,5 @@
-import type { JsonValue } from '../kernel/index.js';
 import { describeReceived } from '../kernel/index.js';
+import { createDecidedNotice } from './decidedNotice.js';
 import { createDisposer } from './disposer.js';
 import { deepFreeze } from './freeze.js';
 import type { ListenerEntry, Register } from './listener-entry.js';
@@ -8,17 +8,7 @@ import { usePlugin } from './plugin.js';
 import { consoleLogger, createReporter } from './report.js';
 import { createSeamSet } from './seam-set.js';
 import { runNotify } from './sequence.js';
-import type {
-  ApprovalChannel,
-  DecidedSeamName,
-  DispatchScope,
-  PrepareStep,
-  SeamCtx,
-  SeamLogger,
-  SeamName,
-  SeamSet,
-  Seams,
-} from './types.js';
+import type { ApprovalChannel, SeamLogger, SeamName, SeamSet, Seams } from './types.js';
 import { validateFunction, validateListenerOptions, validateSeamName } from './validate-arguments.js';
 
 /** Options of `createSeams()`. */
@@ -100,7 +90,7 @@ export function createSeams(options: SeamsOptions = {}): Seams {
       emitDecided: (seam, decidedBy, decision, scope, steps) => {
         // Nobody observes decisions: the notice is not built (notify would find no listener either).
         if (!hasListeners('seam/decided')) return;
-        seams.notify('seam/decided', decidedNotice(seam, decidedBy, decision, scope, steps), scope);
+        seams.notify('seam/decided', createDecidedNotice(seam, decidedBy, decision, scope, steps), scope);
       },
     });
     const snapshot = { set, lists: filtered };
@@ -148,28 +138,6 @@ export function createSeams(options: SeamsOptions = {}): Seams {
     },
   };
   return Object.freeze(seams);
-}
-
-type DecidedNotice = SeamCtx<'seam/decided'>;
-
-// Written out (no leading spread, decision 108): the key order is seam, decidedBy, decision, steps, then the scope's.
-function decidedNotice(
-  seam: DecidedSeamName,
-  decidedBy: string,
-  decision: unknown,
-  scope: DispatchScope,
-  steps: readonly PrepareStep[] | undefined,
-): DecidedNotice {
-  const notice: { -readonly [K in keyof DecidedNotice]: DecidedNotice[K] } = {
-    seam,
-    decidedBy,
-    decision: decision as JsonValue,
-  };
-  if (steps !== undefined) notice.steps = steps;
-  if (scope.agentId !== undefined) notice.agentId = scope.agentId;
-  if (scope.turn !== undefined) notice.turn = scope.turn;
-  if (scope.callId !== undefined) notice.callId = scope.callId;
-  return notice;
 }
 
 // Notification payloads carry `agentId`; tool payloads carry it on `exec.agent`.

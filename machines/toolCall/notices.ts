@@ -1,5 +1,6 @@
-import type { JsonValue, ToolResult } from '../../kernel/index.js';
+import type { ToolResult } from '../../kernel/index.js';
 import { describeThrown } from '../../kernel/index.js';
+import { createDecidedNotice } from '../../seams/decidedNotice.js';
 import type { SeamSet, ToolExecution } from '../../seams/types.js';
 import type { ToolMachineServices } from '../runtime/services.js';
 import { createDispatchScope } from './phases.js';
@@ -29,14 +30,7 @@ export function reportDefaultDecision(
     const scope = createDispatchScope(services, place, exec, exec.signal);
     services.seams.notify(
       'seam/decided',
-      {
-        ...(scope.agentId === undefined ? {} : { agentId: scope.agentId }),
-        seam,
-        decidedBy: 'default',
-        decision: defaultDecisions[seam] as JsonValue,
-        ...(place.turn === null ? {} : { turn: place.turn }),
-        callId: exec.callId,
-      },
+      createDecidedNotice(seam, 'default', defaultDecisions[seam], scope),
       scope,
     );
   } catch (error) {

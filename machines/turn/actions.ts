@@ -1,6 +1,7 @@
 import { type ActionFunction, type ActorSystem, type AnyActorRef, enqueueActions } from 'xstate';
 import type { HookContext, PromptDecision } from '../../kernel/index.js';
 import { TurnFailureCode, toFailure } from '../../kernel/index.js';
+import { createDecidedNotice } from '../../seams/decidedNotice.js';
 import type { DispatchScope, NotifySeamName, SeamCtx, WaterfallSeamName } from '../../seams/types.js';
 import { SessionLogError } from '../../session/errors.js';
 import { repairEvents } from '../../session/repair.js';
@@ -161,18 +162,9 @@ export function createTurnActions(servicesOf: ServicesResolver<Services>): TurnA
     ),
     emitDefaultDecided: contained(
       ({ context, services }, params: { seam: WaterfallSeamName; decision: unknown }) => {
-        const payload = {
-          seam: params.seam,
-          decidedBy: 'default',
-          decision: params.decision,
-          turn: context.input.turn,
-        };
-        notify(
-          services,
-          'seam/decided',
-          { agentId: context.input.agentId, ...payload } as SeamCtx<'seam/decided'>,
-          context,
-        );
+        const { agentId, turn } = context.input;
+        const notice = createDecidedNotice(params.seam, 'default', params.decision, { agentId, turn });
+        notify(services, 'seam/decided', notice, context);
       },
     ),
     recordSteering: contained(({ context, services }) => {
