@@ -12,6 +12,7 @@ import {
   pendingSessionStartListener,
   trackSessionStartListener,
 } from '../runtime/reportingScope.js';
+import { sendToLive } from '../runtime/sendToLiveChild.js';
 import type { ServicesResolver } from '../runtime/systemServices.js';
 import type { TurnOutput } from '../turn/types.js';
 import type { AgentContext, AgentEvent, AgentMachineServices } from './types.js';
@@ -31,7 +32,7 @@ interface EffectArgs extends Args {
 const pendingFlushes = new WeakMap<SessionLog, Set<Promise<void>>>();
 
 /** Resolves once every injection-turn flush started so far has settled. */
-export async function settleInjectionFlushes(log: SessionLog): Promise<void> {
+async function settleInjectionFlushes(log: SessionLog): Promise<void> {
   const pending = pendingFlushes.get(log);
   while (pending && pending.size > 0) await Promise.allSettled([...pending]);
 }
@@ -269,11 +270,6 @@ export function createAgentActions(
 async function settleLog(log: SessionLog): Promise<void> {
   await settleInjectionFlushes(log);
   await log.flush();
-}
-
-// An agent stopped from outside takes nothing more: a late answer is dropped, not warned about.
-function sendToLive(self: AnyActorRef, event: AgentEvent): void {
-  if (self.getSnapshot().status === 'active') self.send(event);
 }
 
 /** A finished turn's leftover steering is dropped (not re-queued) after a terminal stop, a cancel or a dispose. */

@@ -17,3 +17,14 @@ export function sendToLiveChild<TEvent extends EventObject>(
   child.send(event);
   return true;
 }
+
+/**
+ * Sends `event` to `self` only while it runs: a phase finishing after its actor stopped is dropped
+ * (XState would warn about an event sent to a stopped actor).
+ */
+export function sendToLive<TEvent extends EventObject>(
+  self: { getSnapshot(): { readonly status: string }; send(event: TEvent): void },
+  event: TEvent,
+): void {
+  if (self.getSnapshot().status === 'active') self.send(event);
+}

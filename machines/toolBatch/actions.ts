@@ -4,7 +4,7 @@ import { describeThrown } from '../../kernel/index.js';
 import type { SessionLog } from '../../session/types.js';
 import { createFailureResult, describeToolCallRecord, type ToolCallRecord } from '../../tools/index.js';
 import { liveHandlesOf } from '../runtime/liveHandles.js';
-import { sendToLiveChild } from '../runtime/sendToLiveChild.js';
+import { sendToLive, sendToLiveChild } from '../runtime/sendToLiveChild.js';
 import type { ToolMachineServices } from '../runtime/services.js';
 import type { ServicesResolver } from '../runtime/systemServices.js';
 import { directCall as direct, takesDirectPath } from '../toolCall/direct.js';
@@ -127,9 +127,7 @@ export function createToolBatchActions(servicesOf: ServicesResolver<ToolMachineS
       } catch (error) {
         event = { type: 'classify.error', index, error };
       }
-      queueMicrotask(() => {
-        if (self.getSnapshot().status === 'active') self.send(event);
-      });
+      queueMicrotask(() => sendToLive(self, event));
     },
     startCall: guarded('Opening a tool call', (args) => {
       const { context } = args;
@@ -153,9 +151,9 @@ export function createToolBatchActions(servicesOf: ServicesResolver<ToolMachineS
       const runtime = runtimeOf(args);
       const sealed = direct.seal(runtime, place);
       recordCall(args, index, describeToolCallRecord(call.arguments));
-      void direct.run(runtime, place, sealed).then((output) => {
-        if (self.getSnapshot().status === 'active') self.send({ type: 'DIRECT_SETTLED', index, output });
-      });
+      void direct
+        .run(runtime, place, sealed)
+        .then((output) => sendToLive(self, { type: 'DIRECT_SETTLED', index, output }));
     }),
     commitDirectResult: guarded('Recording tool/result', (args) => {
       const { context } = args;

@@ -3,6 +3,7 @@ import type { ToolExecution } from '../../seams/types.js';
 import { describeToolCallRecord, sealToolCall } from '../../tools/index.js';
 import type { CallHandles } from '../runtime/callTable.js';
 import { liveHandlesOf } from '../runtime/liveHandles.js';
+import { sendToLive } from '../runtime/sendToLiveChild.js';
 import type { ToolMachineServices } from '../runtime/services.js';
 import type { ServicesResolver } from '../runtime/systemServices.js';
 import { notifyToolResult, reportDefaultDecision, reportNoticeFailure } from './notices.js';
@@ -25,11 +26,6 @@ type Args = {
   readonly context: ToolCallContext;
   readonly system: ActorSystem<any>;
   readonly self: Self;
-};
-
-// Events reach the call only while it runs: a phase finishing after the call stopped is dropped.
-const sendToLive = (self: Self, event: ToolCallEvent): void => {
-  if (self.getSnapshot().status === 'active') self.send(event);
 };
 
 /**

@@ -7,6 +7,7 @@ import type { ModelRequest } from '../../model/types.js';
 import type { SessionLog } from '../../session/types.js';
 import { liveHandlesOf } from '../runtime/liveHandles.js';
 import type { RunScope } from '../runtime/scopeTable.js';
+import { sendToLive } from '../runtime/sendToLiveChild.js';
 import type { TurnMachineServices } from '../runtime/services.js';
 import type { ServicesResolver } from '../runtime/systemServices.js';
 import { turnDispatchScope } from './actors.js';
@@ -30,11 +31,6 @@ export interface TurnPhaseImplementations {
   stopModelRequest: (args: Args) => void;
   startLogFlush: (args: Args) => void;
 }
-
-// Events reach the turn only while it runs: a phase finishing after the turn stopped is dropped.
-const sendToLive = (self: Self, event: TurnEvent): void => {
-  if (self.getSnapshot().status === 'active') self.send(event);
-};
 
 // One incremental deriver per log, so a request costs only what was appended since the last one.
 const derivers = new WeakMap<SessionLog, RequestDeriver>();
