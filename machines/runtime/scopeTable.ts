@@ -44,21 +44,27 @@ export class ScopeTable {
     return scope;
   }
 
-  has(key: string): boolean {
-    return this.#scopes.has(key);
+  /** Aborts the model request running in the scope under `key`, if any; a closed scope is fine. */
+  stopRequest(key: string, reason?: unknown): void {
+    const scope = this.#scopes.get(key);
+    if (scope) abortRequest(scope, reason);
   }
 
   /** Closes a scope; a model request still running in it is aborted (its late answer is then stale). */
   close(key: string): void {
-    const scope = this.#scopes.get(key);
+    this.stopRequest(key);
     this.#scopes.delete(key);
-    const request = scope?.request;
-    if (request === undefined) return;
-    scope!.request = undefined;
-    request.abort();
   }
 
   get size(): number {
     return this.#scopes.size;
   }
+}
+
+/** Aborts the scope's running request (its late answer is then stale); none running is fine. */
+export function abortRequest(scope: RunScope, reason?: unknown): void {
+  const running = scope.request;
+  if (running === undefined) return;
+  scope.request = undefined;
+  running.abort(reason);
 }

@@ -7,7 +7,7 @@ import { provideToolBatchLogic } from '../toolBatch/logic.js';
 import { turnMachine } from '../turn.js';
 import { createTurnActions } from './actions.js';
 import { createTurnActors } from './actors.js';
-import { abortRequest, createTurnPhases } from './phases.js';
+import { createTurnPhases } from './phases.js';
 import type { TurnContext } from './types.js';
 
 /**
@@ -26,8 +26,7 @@ export function provideTurnLogic(servicesOf: ServicesResolver<TurnMachineService
 
 /** A turn stopped from outside (its agent stopped) aborts its model request, as a stopped invoke did. */
 function releaseStoppedTurn(context: TurnContext, system: ActorSystem<any>): void {
-  const { scopes } = liveHandlesOf(system);
-  if (scopes.has(context.input.scopeKey)) abortRequest(scopes.get(context.input.scopeKey));
+  liveHandlesOf(system).scopes.stopRequest(context.input.scopeKey);
 }
 
 /**

@@ -79,8 +79,8 @@ export function createTurnPhases(
     // Leaving `requesting` stops a request still running; a CANCEL stops it with the cancel's cause, the
     // reason the turn signal aborts with right after.
     stopModelRequest: ({ context, event, system }: Args): void => {
-      const scope = liveHandlesOf(system).scopes.get(context.input.scopeKey);
-      abortRequest(scope, event.type === 'CANCEL' ? event.cause : undefined);
+      const reason = event.type === 'CANCEL' ? event.cause : undefined;
+      liveHandlesOf(system).scopes.stopRequest(context.input.scopeKey, reason);
     },
     startLogFlush: ({ self, system }: Args): void => {
       let flushed: Promise<void>;
@@ -95,14 +95,6 @@ export function createTurnPhases(
       );
     },
   };
-}
-
-/** Aborts the scope's running request (its late answer is then stale); none running is fine. */
-export function abortRequest(scope: RunScope, reason?: unknown): void {
-  const running = scope.request;
-  if (running === undefined) return;
-  scope.request = undefined;
-  running.abort(reason);
 }
 
 /** One model request of a step: instructions, the derived messages, deltas relayed while it is live. */
