@@ -39,8 +39,8 @@ export function defaultPromptDecision(item: InboxItem): PromptDecision {
 }
 
 /** The continuation default: continue when the step ran tools or drained steering after the batch. */
-export function defaultContinuation(step: Pick<StepState, 'hadToolCalls' | 'steered'>): ContinuationDecision {
-  return step.hadToolCalls || step.steered ? { action: 'continue' } : { action: 'stop' };
+export function defaultContinuation(step: Pick<StepState, 'calls' | 'steered'>): ContinuationDecision {
+  return step.calls.length > 0 || step.steered ? { action: 'continue' } : { action: 'stop' };
 }
 
 /** A failure at `step` (0 before the first step). */
@@ -119,7 +119,6 @@ export function blockContexts(decision: PromptDecision): readonly HookContext[] 
 /** A step's state when it begins: no answer, no decision. */
 export const freshStep: StepState = Object.freeze({
   calls: Object.freeze([]),
-  hadToolCalls: false,
   steered: false,
   proceed: false,
 });
@@ -128,7 +127,6 @@ export const freshStep: StepState = Object.freeze({
 export function updateStep(step: StepState, change: Partial<StepState>): StepState {
   return {
     calls: change.calls ?? step.calls,
-    hadToolCalls: change.hadToolCalls ?? step.hadToolCalls,
     steered: change.steered ?? step.steered,
     proceed: change.proceed ?? step.proceed,
   };

@@ -122,10 +122,7 @@ export const turnSetup = setup({
       thisStep: ({ context }) => updateStep(context.thisStep, { steered: context.steering.length > 0 }),
     }),
     acceptAnswer: assign(({ context }, params: { answer: AcceptedAnswer }) => ({
-      thisStep: updateStep(context.thisStep, {
-        calls: params.answer.calls,
-        hadToolCalls: params.answer.calls.length > 0,
-      }),
+      thisStep: updateStep(context.thisStep, { calls: params.answer.calls }),
       maxTokens: context.maxTokens || params.answer.finish === 'max-tokens',
       answered: true,
       request: noRetries,

@@ -47,7 +47,6 @@ export interface TurnFailure {
 export interface StepState {
   /** Tool-call blocks of the step's answer (model order). */
   readonly calls: readonly ToolCallBlock[];
-  readonly hadToolCalls: boolean;
   /** Steering was drained into the step after its batch. */
   readonly steered: boolean;
   /** The step's continuation decision (before the steering override). */
