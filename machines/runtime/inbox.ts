@@ -112,8 +112,8 @@ export function createInboxItem(
   return deepFreezeJson({
     id,
     content: toContentBlocks(content),
-    source: options.source ?? { kind: 'user' },
-    contexts: options.contexts ?? [],
+    source: options.source ?? USER_SOURCE,
+    contexts: options.contexts ?? NO_CONTEXTS,
     ...(options.meta === undefined ? {} : { meta: options.meta }),
     wakeup,
   });
