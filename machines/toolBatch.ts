@@ -5,8 +5,9 @@ export { graphEvents } from './toolBatch/graph.js';
 
 /**
  * The calls of one assistant step: exclusive barriers and a rolling parallel pool, one policy lane,
- * commits in model order. A call with listeners is a spawned toolCall actor; a call with no decision
- * listener runs on the direct path (`startingDirect`), no actor. Un-provided: bind services with `createToolBatchLogic(services)`.
+ * commits in model order. No call is an actor: a call with listeners is its toolCall machine, stepped
+ * inside the batch (`starting`, `committing`, `call.done`); a call with no decision listener runs on the direct
+ * path (`startingDirect`). Un-provided: bind services with `createToolBatchLogic(services)`.
  */
 export const toolBatchMachine = toolBatchSetup.createMachine({
   id: 'toolBatch',
@@ -50,7 +51,7 @@ export const toolBatchMachine = toolBatchSetup.createMachine({
     },
     ABORT: { guard: 'isLive', actions: ['markAborted', 'abortStartedCalls'] },
     INTERNAL_ERROR: { target: '.failed', actions: 'recordFailure' },
-    'xstate.error.actor.*': { actions: 'markCrashed' },
+    'call.error': { actions: 'markCrashed' },
   },
   initial: 'scheduling',
   states: {
@@ -83,7 +84,7 @@ export const toolBatchMachine = toolBatchSetup.createMachine({
           target: 'scheduling',
           actions: ['markAborted', 'abortStartedCalls'],
         },
-        'xstate.error.actor.*': { target: 'scheduling', actions: 'markCrashed' },
+        'call.error': { target: 'scheduling', actions: 'markCrashed' },
       },
     },
     // The next call's mode and path are read now, so earlier calls can change them.
@@ -119,9 +120,9 @@ export const toolBatchMachine = toolBatchSetup.createMachine({
         { target: 'waiting' },
       ],
     },
-    // Open the call and spawn it; the lane is busy until it reports PREPARED (after prepare and policy).
+    // Open the call and start its machine; the lane is busy until it reports PREPARED (after prepare and policy).
     starting: {
-      entry: ['startCall', 'spawnCall', { type: 'markStarted', params: { holdsLane: true } }],
+      entry: ['startCall', 'startSteppedCall', { type: 'markStarted', params: { holdsLane: true } }],
       always: 'waiting',
     },
     // No decision listener: the batch runs the call itself, no actor; with no policy phase the lane stays free.
@@ -134,26 +135,23 @@ export const toolBatchMachine = toolBatchSetup.createMachine({
       entry: ['commitDirectResult', 'advanceCursor'],
       always: 'scheduling',
     },
+    // The cursor call reviews now, in model order; its result is recorded once its machine is done.
     committing: {
-      entry: 'sendCommit',
+      entry: 'commitSteppedCall',
       on: {
-        'xstate.done.actor.*': {
+        'call.done': {
           guard: 'isCursorCall',
           target: 'scheduling',
           actions: [
-            {
-              type: 'commitResult',
-              params: ({ event }) => ({ output: (event as { output?: unknown }).output }),
-            },
-            'stopCursorCall',
+            { type: 'commitResult', params: ({ event }) => ({ output: event.output }) },
             'advanceCursor',
           ],
         },
-        'xstate.error.actor.*': { target: 'scheduling', actions: 'markCrashed' },
+        'call.error': { target: 'scheduling', actions: 'markCrashed' },
       },
     },
     skippingCrashed: {
-      entry: ['commitCrashed', 'stopCursorCall', 'advanceCursor'],
+      entry: ['commitCrashed', 'advanceCursor'],
       always: 'scheduling',
     },
     // Aborted and drained: every call never started gets a synthetic pair, in model order.

@@ -40,7 +40,7 @@ const toolBatchMachine = createMachine({
       "target": ".failed",
       "actions": "recordFailure"
     },
-    "xstate.error.actor.*": {
+    "call.error": {
       "actions": "markCrashed"
     }
   },
@@ -104,7 +104,7 @@ const toolBatchMachine = createMachine({
             "abortStartedCalls"
           ]
         },
-        "xstate.error.actor.*": {
+        "call.error": {
           "target": "scheduling",
           "actions": "markCrashed"
         }
@@ -171,7 +171,7 @@ const toolBatchMachine = createMachine({
     "starting": {
       "entry": [
         "startCall",
-        "spawnCall",
+        "startSteppedCall",
         {
           "type": "markStarted",
           "params": {
@@ -202,20 +202,19 @@ const toolBatchMachine = createMachine({
       "always": "scheduling"
     },
     "committing": {
-      "entry": "sendCommit",
+      "entry": "commitSteppedCall",
       "on": {
-        "xstate.done.actor.*": {
+        "call.done": {
           "guard": "isCursorCall",
           "target": "scheduling",
           "actions": [
             {
               "type": "commitResult"
             },
-            "stopCursorCall",
             "advanceCursor"
           ]
         },
-        "xstate.error.actor.*": {
+        "call.error": {
           "target": "scheduling",
           "actions": "markCrashed"
         }
@@ -224,7 +223,6 @@ const toolBatchMachine = createMachine({
     "skippingCrashed": {
       "entry": [
         "commitCrashed",
-        "stopCursorCall",
         "advanceCursor"
       ],
       "always": "scheduling"

@@ -1,5 +1,6 @@
 import { type DetachedCall, fanoutOf, type PreparedInput, type SealedCall } from '../../tools/index.js';
 import type { ToolCallRequest } from '../../tools/types.js';
+import type { SteppedActor } from './steppedActor.js';
 
 /** The live handles of one tool call; the machine keeps only the plain `callKey`. */
 export interface CallHandles {
@@ -22,6 +23,8 @@ export interface CallHandles {
   lastPhase: AbortController | undefined;
   /** Removes the call's one abort listener (`watchAbort`). */
   unwatch: (() => void) | undefined;
+  /** The call's machine when its batch steps it (no actor of its own); stopped when the call closes. */
+  stepped: SteppedActor | undefined;
 }
 
 interface Entry {
@@ -72,6 +75,7 @@ export class CallTable {
       phase: undefined,
       lastPhase: undefined,
       unwatch: undefined,
+      stepped: undefined,
     };
     this.#calls.set(key, { handles, unlink });
     return handles;
@@ -92,8 +96,9 @@ export class CallTable {
   }
 
   /**
-   * Forgets a call and detaches it from the run's signal. A phase still running (the call actor was
-   * stopped or died mid-phase) is aborted, as a stopped invoke's signal would be.
+   * Forgets a call and detaches it from the run's signal. A call machine its batch steps is stopped, and
+   * a phase still running (the call was stopped or died mid-phase) is aborted, as a stopped invoke's
+   * signal would be.
    */
   close(key: string): void {
     const entry = this.#calls.get(key);
@@ -101,6 +106,7 @@ export class CallTable {
     this.#calls.delete(key);
     entry.unlink();
     entry.handles.unwatch?.();
+    entry.handles.stepped?.stop();
     stopRunningPhase(entry.handles);
   }
 

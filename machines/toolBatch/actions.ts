@@ -4,13 +4,15 @@ import { describeThrown } from '../../kernel/index.js';
 import type { SessionLog } from '../../session/types.js';
 import { createFailureResult, describeToolCallRecord, type ToolCallRecord } from '../../tools/index.js';
 import { liveHandlesOf } from '../runtime/liveHandles.js';
-import { sendToLive, sendToLiveChild } from '../runtime/sendToLiveChild.js';
+import { sendToLive } from '../runtime/sendToLiveChild.js';
 import type { ToolMachineServices } from '../runtime/services.js';
+import { startSteppedActor } from '../runtime/steppedActor.js';
 import type { ServicesResolver } from '../runtime/systemServices.js';
 import { directCall as direct, takesDirectPath } from '../toolCall/direct.js';
 import type { CallRuntime } from '../toolCall/phases.js';
 import { createAbortedBeforeDispatch } from '../toolCall/rules.js';
 import type { ToolCallReport } from '../toolCall/types.js';
+import type { toolCallMachine } from '../toolCall.js';
 import { classifyCall } from './actors.js';
 import { callIndexOf, callKeyOf } from './rules.js';
 import type { ToolBatchContext, ToolBatchEvent, ToolCallOutput } from './types.js';
@@ -24,8 +26,12 @@ type EffectArgs = { context: ToolBatchContext; self: AnyActorRef; system: AnyAct
  * The toolBatch machine's side-effect actions, each resolving its services from its args. None throws:
  * a failure becomes INTERNAL_ERROR, which finishes the batch with an error.
  * @param servicesOf where the actions find their services
+ * @param toolCallLogic the provided toolCall machine the batch steps for each call with listeners
  */
-export function createToolBatchActions(servicesOf: ServicesResolver<ToolMachineServices>) {
+export function createToolBatchActions(
+  servicesOf: ServicesResolver<ToolMachineServices>,
+  toolCallLogic: typeof toolCallMachine,
+) {
   const requireLog = (services: ToolMachineServices): SessionLog => {
     if (!services.log)
       throw new Error('The tool batch needs services.log to record tool/call and tool/result');
@@ -95,6 +101,12 @@ export function createToolBatchActions(servicesOf: ServicesResolver<ToolMachineS
     turn: context.turn,
     step: context.step,
   });
+  // The stepped machine of a started call still open (a committed or closed call has none).
+  const steppedOf = ({ context, system }: EffectArgs, index: number) => {
+    const { calls } = liveHandlesOf(system);
+    const key = callKeyOf(context, index);
+    return calls.has(key) ? calls.get(key).stepped : undefined;
+  };
   const commit = (args: EffectArgs, callId: string, result: ToolResult): void => {
     const { context, self } = args;
     recordCall(args, context.cursor);
@@ -140,9 +152,37 @@ export function createToolBatchActions(servicesOf: ServicesResolver<ToolMachineS
         runSignal,
       );
     }),
+    // The call's machine runs inside the batch, no actor: the batch holds it in the call's handles, steps
+    // it with COMMIT and ABORT, and hears its end as `call.done` or `call.error`.
+    startSteppedCall: guarded('Starting a tool call', (args) => {
+      const { context, self, system } = args;
+      const index = context.started;
+      const key = callKeyOf(context, index);
+      const handles = liveHandlesOf(system).calls.get(key);
+      const id = `call-${index}`;
+      handles.stepped = startSteppedActor(toolCallLogic, {
+        parent: self,
+        system,
+        id,
+        sessionId: `${self.sessionId}/${id}`,
+        input: {
+          scopeKey: context.scopeKey,
+          callKey: key,
+          batched: true,
+          turn: context.turn,
+          step: context.step,
+        },
+        done: (output) => sendToLive(self, { type: 'call.done', index, output: output as ToolCallOutput }),
+        failed: (error) => sendToLive(self, { type: 'call.error', index, error }),
+      });
+    }),
+    // A call that died gets nothing (decision 32): its `call.error` commits it.
+    commitSteppedCall: guarded('Committing a tool call', (args) =>
+      steppedOf(args, args.context.cursor)?.step({ type: 'COMMIT' }),
+    ),
     // Reads and seals the call, records `tool/call` (nothing can rewrite the input; a refused append
     // runs no body), then runs it; the result comes back as DIRECT_SETTLED, a microtask later at the
-    // earliest, as a call actor's report would.
+    // earliest, as a stepped call's report would.
     runDirectCall: guarded('Starting a tool call', (args) => {
       const { context, self } = args;
       const index = context.started;
@@ -175,7 +215,7 @@ export function createToolBatchActions(servicesOf: ServicesResolver<ToolMachineS
       const { context } = args;
       const call = context.calls[context.cursor]!;
       const reason = context.crashed[context.cursor] ?? 'unknown failure';
-      commit(args, call.id, createFailureResult('PIPELINE_ERROR', `The tool call actor failed: ${reason}`));
+      commit(args, call.id, createFailureResult('PIPELINE_ERROR', `The tool call machine failed: ${reason}`));
     }),
     appendAbortedPairs: guarded('Recording aborted calls', (args) => {
       const { context } = args;
@@ -185,13 +225,14 @@ export function createToolBatchActions(servicesOf: ServicesResolver<ToolMachineS
         appendResult(services, context, call.id, createAbortedBeforeDispatch());
       }
     }),
-    abortStartedCalls: guarded('Aborting started calls', ({ context, self, system }) => {
+    abortStartedCalls: guarded('Aborting started calls', (args) => {
+      const { context, system } = args;
       const { calls } = liveHandlesOf(system);
       // Only calls still running (decision 32): a call that died gets nothing.
       for (let index = context.cursor; index < context.started; index++) {
         const key = callKeyOf(context, index);
-        // A direct call has no actor: its own controller is its abort (the body's signal).
-        if (!context.direct[index]) sendToLiveChild(self, `call-${index}`, { type: 'ABORT' });
+        // A direct call has no machine: its own controller is its abort (the body's signal).
+        if (!context.direct[index]) steppedOf(args, index)?.step({ type: 'ABORT' });
         else if (calls.has(key)) calls.get(key).controller.abort();
       }
     }),

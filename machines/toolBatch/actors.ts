@@ -5,7 +5,7 @@ import { liveHandlesOf } from '../runtime/liveHandles.js';
 import type { ToolMachineServices } from '../runtime/services.js';
 
 /**
- * The toolBatch machine's own actor: the scope watch (the toolCall logic it spawns is provided beside it).
+ * The toolBatch machine's own actor: the scope watch (the toolCall logic it steps is provided beside it).
  */
 export function createToolBatchActors() {
   return {

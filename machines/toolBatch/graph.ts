@@ -8,7 +8,11 @@ export const graphCallCount = 3;
 
 const indexes = Array.from({ length: graphCallCount }, (_, index) => index);
 const success = createSuccessResult('ok', [{ type: 'text', text: 'ok' }]);
-const callOutput = (index: number): ToolCallOutput => ({ callId: `c${index + 1}`, result: success });
+// A stepped call's success carries its context, as a direct call's does.
+const callOutput = (index: number): ToolCallOutput => ({
+  callId: `c${index + 1}`,
+  result: withContexts(success, [graphContextOf(`c${index + 1}`)]),
+});
 
 /** The context a settled call of the graph returns with its success (the path runs expect it in the log). */
 export function graphContextOf(callId: string): HookContext {
@@ -19,8 +23,9 @@ export function graphContextOf(callId: string): HookContext {
 }
 
 /**
- * Synthetic events for `xstate/graph` traversal of `toolBatchMachine` with calls `c1…c3`: the calls'
- * reports and done/error events, both classifications, `ABORT` and `INTERNAL_ERROR`.
+ * Synthetic events for `xstate/graph` traversal of `toolBatchMachine` with calls `c1…c3`: the stepped
+ * calls' reports and ends (`call.done`, `call.error`), the direct calls' settlements, both
+ * classifications, `ABORT` and `INTERNAL_ERROR`.
  */
 export const graphEvents: readonly AnyEventObject[] = [
   ...indexes.flatMap((index) => [
@@ -32,12 +37,8 @@ export const graphEvents: readonly AnyEventObject[] = [
     { type: 'PREPARED_INPUT', callId: `c${index + 1}`, arguments: '{}' },
     { type: 'PREPARED', callId: `c${index + 1}` },
     { type: 'SETTLED', callId: `c${index + 1}` },
-    { type: `xstate.done.actor.call-${index}`, output: callOutput(index), actorId: `call-${index}` },
-    {
-      type: `xstate.error.actor.call-${index}`,
-      error: { message: 'call actor died' },
-      actorId: `call-${index}`,
-    },
+    { type: 'call.done', index, output: callOutput(index) },
+    { type: 'call.error', index, error: { message: 'a step of the call threw' } },
     // A direct call settles with a success (and its context) or before dispatch, unreviewed.
     {
       type: 'DIRECT_SETTLED',

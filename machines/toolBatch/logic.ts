@@ -13,14 +13,14 @@ export function provideToolBatchLogic(
   servicesOf: ServicesResolver<ToolMachineServices>,
 ): typeof toolBatchMachine {
   return toolBatchMachine.provide({
-    actors: { ...createToolBatchActors(), toolCall: provideToolCallLogic(servicesOf) },
-    actions: createToolBatchActions(servicesOf),
+    actors: createToolBatchActors(),
+    actions: createToolBatchActions(servicesOf, provideToolCallLogic(servicesOf)),
   });
 }
 
 /**
  * The toolBatch machine with services bound: the log it appends to, the tool registry it classifies
- * with, and the toolCall logic it spawns.
+ * with, and the toolCall logic it steps.
  * @param services the tool machine services (with `log`)
  * @example
  * const batch = createToolBatchLogic({ tools, seams, log, cancelGraceMs: 5_000 });

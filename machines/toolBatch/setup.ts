@@ -1,9 +1,7 @@
-import { assign, fromCallback, setup, spawnChild, stopChild } from 'xstate';
+import { assign, fromCallback, setup } from 'xstate';
 import { describeThrown } from '../../kernel/index.js';
-import { sendToLiveChild } from '../runtime/sendToLiveChild.js';
 import type { DirectSettlement } from '../toolCall/direct.js';
-import { toolCallMachine } from '../toolCall.js';
-import { callIndexOf, callKeyOf, canCommitCursor, mayStartNext, nextFits } from './rules.js';
+import { callIndexOf, canCommitCursor, mayStartNext, nextFits } from './rules.js';
 import type {
   ConcurrencyMode,
   ToolBatchContext,
@@ -12,8 +10,7 @@ import type {
   ToolBatchOutput,
 } from './types.js';
 
-const childId = (index: number): string => `call-${index}`;
-const actorIdOf = (event: unknown): string => (event as { actorId?: string }).actorId ?? '';
+const indexOf = (event: unknown): number => (event as { index?: number }).index ?? Number.NaN;
 const errorOf = (event: unknown): unknown => (event as { error?: unknown }).error;
 
 /** The toolBatch machine's implementations: types, actors, named actions, guards and delays. */
@@ -25,15 +22,19 @@ export const toolBatchSetup = setup({
     output: {} as ToolBatchOutput,
   },
   actors: {
-    toolCall: toolCallMachine,
     watchScope: fromCallback<{ type: 'ABORT' }, { scopeKey: string; callKeyPrefix: string }>(() => undefined),
   },
   actions: {
     // Side effects that never throw (a failure becomes INTERNAL_ERROR); no-ops until provided.
     startCall: () => {},
+    // Starts the call's toolCall machine inside the batch (no actor); its end comes back as `call.done`
+    // (with the call's output) or `call.error`.
+    startSteppedCall: () => {},
+    // The commit in model order: the call at the cursor is stepped with COMMIT (then reviews and finishes).
+    commitSteppedCall: () => {},
     // Runs a direct call (no actor): detach, seal, body; its result comes back as `DIRECT_SETTLED`.
     runDirectCall: () => {},
-    // Finalizes a direct call's result and records it, as `commitResult` does for a call actor's.
+    // Finalizes a direct call's result and records it, as `commitResult` does for a stepped call's.
     commitDirectResult: () => {},
     // Reads the next call's mode now and sends it back as `classify.done` (no-op until provided).
     classifyNext: () => {},
@@ -44,23 +45,8 @@ export const toolBatchSetup = setup({
     abortStartedCalls: () => {},
     // Through the mailbox, so an INTERNAL_ERROR raised by the last commit is handled before the finish.
     requestFinish: ({ self }) => self.send({ type: 'FINISH' }),
-    // Children (pure).
-    spawnCall: spawnChild('toolCall', {
-      id: ({ context }) => childId(context.started),
-      input: ({ context }) => ({
-        scopeKey: context.scopeKey,
-        callKey: callKeyOf(context, context.started),
-        batched: true,
-        turn: context.turn,
-        step: context.step,
-      }),
-    }),
-    // Checked when it runs (decision 32): a call that died gets nothing; its error event commits it.
-    sendCommit: ({ context, self }) =>
-      void sendToLiveChild(self, childId(context.cursor), { type: 'COMMIT' }),
-    stopCursorCall: stopChild(({ context }) => childId(context.cursor)),
     // Context updates (pure).
-    // A call actor holds the policy lane until PREPARED; a direct call has no policy phase to hold it.
+    // A stepped call holds the policy lane until PREPARED; a direct call has no policy phase to hold it.
     markStarted: assign(({ context }, params: { holdsLane: boolean }) => ({
       preparing: params.holdsLane ? context.started : context.preparing,
       modes: [...context.modes, context.nextMode ?? 'exclusive'],
@@ -85,7 +71,7 @@ export const toolBatchSetup = setup({
       },
     }),
     markCrashed: assign(({ context, event }) => {
-      const index = Number(/^call-(\d+)$/.exec(actorIdOf(event))?.[1] ?? Number.NaN);
+      const index = indexOf(event);
       if (!(index >= context.cursor && index < context.started)) return {};
       const message = describeThrown(errorOf(event));
       return {
@@ -115,7 +101,7 @@ export const toolBatchSetup = setup({
     nextFits: ({ context }) => nextFits(context),
     nextFitsDirect: ({ context }) => nextFits(context) && context.nextDirect,
     isLive: ({ context }) => !context.aborted,
-    isCursorCall: ({ context, event }) => actorIdOf(event) === childId(context.cursor),
+    isCursorCall: ({ context, event }) => indexOf(event) === context.cursor,
     // A direct call settles once, while it is in flight.
     settlesDirectCall: ({ context }, params: { index: number }) =>
       params.index >= context.cursor &&

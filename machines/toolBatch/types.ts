@@ -13,7 +13,7 @@ export interface ToolBatchInput {
 
 export type ConcurrencyMode = 'parallel' | 'exclusive';
 
-/** Plain data: per-call slots and the commit cursor; the calls are spawned actors, or direct calls the batch runs. */
+/** Plain data: per-call slots and the commit cursor; the batch steps each call's machine, or runs it directly. */
 export interface ToolBatchContext {
   readonly scopeKey: string;
   readonly turn: number;
@@ -32,7 +32,7 @@ export interface ToolBatchContext {
   readonly direct: readonly boolean[];
   /** The settled result of each direct call, with its contexts (null until it settles). */
   readonly results: readonly (DirectSettlement | null)[];
-  /** Why a call's actor died, by index (its result is then written by the batch). */
+  /** Why a stepped call died (a step threw), by index (its result is then written by the batch). */
   readonly crashed: readonly (string | null)[];
   /** The mode of the next call, read when it was about to start. */
   readonly nextMode: ConcurrencyMode | null;
@@ -53,9 +53,9 @@ export type ToolBatchEvent =
   // The next call's classification (`classifyNext`), for the call at `index`.
   | { type: 'classify.done'; index: number; output: ClassifyOutput }
   | { type: 'classify.error'; index: number; error: unknown }
-  // A spawned call finished or died (spawned children report to the parent by these names).
-  | { type: `xstate.done.actor.call-${number}`; output: ToolCallOutput; actorId: string }
-  | { type: `xstate.error.actor.call-${number}`; error: unknown; actorId: string };
+  // The stepped call at `index` reached its final state, or a step of it threw.
+  | { type: 'call.done'; index: number; output: ToolCallOutput }
+  | { type: 'call.error'; index: number; error: unknown };
 
 /** What the batch tells the turn after each `tool/result`. */
 export interface CallCommittedEvent {

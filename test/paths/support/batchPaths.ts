@@ -8,7 +8,6 @@ import type {
   ToolBatchContext,
   ToolBatchInput,
   ToolBatchOutput,
-  ToolCallOutput,
 } from '../../../machines/toolBatch/types.js';
 import { graphEvents, toolBatchMachine } from '../../../machines/toolBatch.js';
 import { createSeams } from '../../../seams/index.js';
@@ -23,7 +22,7 @@ import {
   type SeamConfiguration,
   shortestSeamPaths,
 } from '../../../testing/index.js';
-import { createToolRegistryCore, withContexts } from '../../../tools/index.js';
+import { createToolRegistryCore } from '../../../tools/index.js';
 
 /**
  * The batch snapshots no seams (its calls do, and they are stubbed here), so its configurations are its
@@ -78,16 +77,18 @@ export function serializeBatchState(snapshot: AnyMachineSnapshot): string {
 }
 
 /**
- * Events the real batch can receive: a child's done/error only while that child exists (the root's
- * `xstate.error.actor.*` handler would otherwise let the graph fail a `classify` that is not running),
- * and in `finishing` only what it sends itself (FINISH, or INTERNAL_ERROR from an append that failed
- * in the same step) — the batch leaves `finishing` before anyone else can send it anything.
+ * Events the real batch can receive: a stepped call's end only while that call is in flight (started,
+ * not committed, not a direct call), and in `finishing` only what it sends itself (FINISH, or
+ * INTERNAL_ERROR from an append that failed in the same step) — the batch leaves `finishing` before
+ * anyone else can send it anything.
  */
 export function isBatchEventReachable(snapshot: AnyMachineSnapshot, event: EventObject): boolean {
-  const invoke = /^xstate\.(done|error)\.actor\.(.+)$/.exec(event.type);
-  if (invoke && snapshot.children[invoke[2]!] === undefined) return false;
-  // A direct call has no actor to report: PREPARED_INPUT, PREPARED and SETTLED come only from call actors.
   const context = snapshot.context as ToolBatchContext;
+  if (event.type === 'call.done' || event.type === 'call.error') {
+    const index = (event as unknown as { index: number }).index;
+    if (index < context.cursor || index >= context.started || context.direct[index] === true) return false;
+  }
+  // A direct call has no machine to report: PREPARED_INPUT, PREPARED and SETTLED come only from stepped calls.
   const reported = reportIndex(context, event);
   if (reported !== null && context.direct[reported] === true) return false;
   return snapshot.value !== 'finishing' || event.type === 'FINISH' || event.type === 'INTERNAL_ERROR';
@@ -160,11 +161,12 @@ function refusedAppendSteps(path: MachinePath): Set<number> {
  *
  * Real: the log, `tool/call`/`tool/result` appends, the scope watch and the call table. Stubbed: the
  * `classifyNext` action (the path sends `classify.done`, picking the mode and path), `runDirectCall` (the path
- * sends its DIRECT_SETTLED) and each spawned `toolCall` child. A stub child is chosen
- * over a real call on deferred seams because the path's events are the child's *reports*: PREPARED and
- * SETTLED are sent to the batch just as a child's `_parent.send` would, and its done/error is the stub
- * settling; a real call would report on its own schedule, and a call actor dying (`error.call-N`)
- * cannot be provoked in a real one at all. A settled call returns one context, so the reports carry data.
+ * sends its DIRECT_SETTLED) and the stepped calls (`startSteppedCall`, `commitSteppedCall`:
+ * the path sends their reports and their `call.done`/`call.error`). Stubs are chosen over real calls on
+ * deferred seams because the path's events are the calls' *reports*: PREPARED and SETTLED are sent to
+ * the batch just as a call's `_parent.send` would; a real call would report on its own schedule, and a
+ * step that throws (`call.error`) cannot be provoked in a real one at all. A settled call returns one
+ * context, so the reports carry data.
  */
 export async function executeBatchPath(
   path: MachinePath,
@@ -205,14 +207,21 @@ export async function executeBatchPath(
       seams,
       log,
       cancelGraceMs: 5_000,
-    }).provide({ actions: { classifyNext: () => {}, runDirectCall: () => {} } }),
+    }).provide({
+      actions: {
+        classifyNext: () => {},
+        runDirectCall: () => {},
+        startSteppedCall: () => {},
+        commitSteppedCall: () => {},
+      },
+    }),
     input: { ...input, scopeKey },
     prepare,
-    stub: ['toolCall'],
+    stub: [],
     events: graphEvents,
     parent: standIn,
-    // Quiescence: abort (no new starts), then every started call reports, and the stubs are settled
-    // in cursor order with their first listed outcome (a success); direct calls settle the same way.
+    // Quiescence: abort (no new starts), then every started call reports and ends in cursor order with a
+    // success (the batch accepts a call's `call.done` only at its commit); direct calls settle the same way.
     quiesce: [
       { type: 'ABORT' },
       ...calls.map((_, index) => ({
@@ -228,15 +237,11 @@ export async function executeBatchPath(
         { type: 'PREPARED', callId: call.id },
         { type: 'SETTLED', callId: call.id },
       ]),
+      ...graphEvents.filter((event) => event.type === 'call.done'),
     ],
     selfSent: (event, index) => event.type === 'FINISH' || refused.has(index - 1),
     beforeStep: (_event, index) => {
       refusing = refused.has(index);
-    },
-    onSettle: ({ kind, pending, payload }) => {
-      if (kind !== 'done' || !pending.id.startsWith('call-')) return;
-      const output = payload as ToolCallOutput;
-      return { payload: { ...output, result: withContexts(output.result, [contextFor(output.callId)]) } };
     },
     log,
   });

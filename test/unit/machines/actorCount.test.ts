@@ -8,13 +8,24 @@ import type { Seams } from '../../../seams/types.js';
 import { createTestAgent } from '../../../testing/index.js';
 import { createToolRegistryCore, defineTool } from '../../../tools/index.js';
 
-/** Every actor an agent's system creates, in creation order, as `@xstate.actor` reports them. */
-function recordActors(): { readonly actors: AnyActorRef[]; inspect(event: InspectionEvent): void } {
+/**
+ * Every actor an agent's system creates, in creation order, as `@xstate.actor` reports them; a call the
+ * batch steps is reported too (inspection still shows it) but is no actor, so it is kept apart.
+ */
+function recordActors(): {
+  readonly actors: AnyActorRef[];
+  readonly stepped: AnyActorRef[];
+  inspect(event: InspectionEvent): void;
+} {
   const actors: AnyActorRef[] = [];
+  const stepped: AnyActorRef[] = [];
   return {
     actors,
+    stepped,
     inspect(event) {
-      if (event.type === '@xstate.actor') actors.push(event.actorRef as AnyActorRef);
+      if (event.type !== '@xstate.actor') return;
+      const ref = event.actorRef as AnyActorRef;
+      (ref instanceof Actor ? actors : stepped).push(ref);
     },
   };
 }
@@ -162,7 +173,7 @@ async function turnWithCalls(count: number, withListeners: boolean) {
   await agent.dispose();
   expectInvariants();
   const results = agent.log.events.filter((event) => event.type === 'tool/result');
-  return { results, ids: turnSubtree(recorder.actors) };
+  return { results, ids: turnSubtree(recorder.actors), stepped: recorder.stepped };
 }
 
 describe('F01 tool machines: no phase of a call is an actor', () => {
@@ -265,20 +276,27 @@ describe('F01 tool machines: no phase of a call is an actor', () => {
     expect(ids).toEqual(['turn', 'toolBatch', 'scopeWatch']);
   });
 
-  it('F01 a one-call turn with a listener on every tool seam: one actor for the call, none per phase', async () => {
-    const { results, ids } = await turnWithCalls(1, true);
+  it('F01 a one-call turn with a listener on every tool seam: the call is stepped inside the batch, no actor', async () => {
+    const { results, ids, stepped } = await turnWithCalls(1, true);
     expect(results.map((event) => event.data)).toMatchObject([{ callId: 'c0', isError: false }]);
-    expect(ids).toEqual(['turn', 'toolBatch', 'scopeWatch', 'call-0']);
+    // Before: the call was a `call-0` actor the batch spawned (and, before that, one more per phase).
+    expect(ids).toEqual(['turn', 'toolBatch', 'scopeWatch']);
+    // Inspection still shows the call's machine, under the batch.
+    expect(stepped.map((ref) => ref.id)).toEqual(['call-0']);
+    expect(stepped[0]?._parent?.id).toBe('toolBatch');
   });
 
-  it('F01 a 10-call parallel batch: no actor per call without listeners, one per call with them', async () => {
-    const { results, ids } = await turnWithCalls(10, false);
+  it('F01 a 10-call parallel batch: no actor per call, with listeners or without', async () => {
+    const { results, ids, stepped } = await turnWithCalls(10, false);
     expect(results).toHaveLength(10);
     // Before: 65 actors, then 16, then 6.
     expect(ids).toEqual(['turn', 'toolBatch', 'scopeWatch']);
+    expect(stepped).toEqual([]);
     const listened = await turnWithCalls(10, true);
     expect(listened.results).toHaveLength(10);
+    // Before: 13 (one `call-N` actor per call).
+    expect(listened.ids).toEqual(['turn', 'toolBatch', 'scopeWatch']);
     const calls = Array.from({ length: 10 }, (_, index) => `call-${index}`);
-    expect(listened.ids).toEqual(['turn', 'toolBatch', 'scopeWatch', ...calls]);
+    expect(listened.stepped.map((ref) => ref.id)).toEqual(calls);
   });
 });

@@ -125,15 +125,15 @@ async function runTurn(path: Path, calls: Call[], cancelWhen?: (results: number)
   const decided = test.notifications
     .of('seam/decided')
     .map(({ seam, callId, decidedBy, decision }) => ({ seam, callId, decidedBy, decision }));
-  return { log, observed, decided, callActors: actors.filter((id) => id.startsWith('call-')).length };
+  return { log, observed, decided, callMachines: actors.filter((id) => id.startsWith('call-')).length };
 }
 
-/** Runs both paths; `started` calls get an actor when stepped (a call never started gets none). */
+/** Runs both paths; `started` calls get a machine the batch steps (inspection shows it) when stepped; a call never started gets none. */
 async function expectSamePaths(calls: Call[], started: number, cancelWhen?: (results: number) => boolean) {
   const direct = await runTurn('direct', calls, cancelWhen);
   const stepped = await runTurn('stepped', calls, cancelWhen);
-  expect(direct.callActors).toBe(0);
-  expect(stepped.callActors).toBe(started);
+  expect(direct.callMachines).toBe(0);
+  expect(stepped.callMachines).toBe(started);
   const without = (log: typeof direct.log) => log.filter((event) => event.type !== 'tool/call');
   const only = (log: typeof direct.log) => log.filter((event) => event.type === 'tool/call');
   expect(without(direct.log)).toEqual(without(stepped.log));
