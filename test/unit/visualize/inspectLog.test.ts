@@ -3,6 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { assign, createActor, fromPromise, setup, toPromise } from 'xstate';
+import { z } from 'zod';
+import { createTestAgent } from '../../../testing/index.js';
+import { defineTool } from '../../../tools/index.js';
 import { createInspectionLog } from '../../../visualize/index.js';
 
 const dirs: string[] = [];
@@ -95,5 +98,48 @@ describe('createInspectionLog', () => {
       '@xstate.event',
       '@xstate.snapshot',
     ]);
+  });
+
+  it('shows a call the batch steps (no actor) as a child of the batch, with its definition and its snapshots', async () => {
+    const path = tempLogPath();
+    const log = createInspectionLog(path);
+    const echo = defineTool({
+      name: 'echo',
+      description: 'Echo the text',
+      parameters: z.object({ text: z.string() }),
+      execute: ({ text }) => text,
+    });
+    const { agent, seams, expectInvariants } = createTestAgent({
+      tools: [echo],
+      script: [{ toolCalls: [{ id: 'c1', name: 'echo', arguments: { text: 'x' } }] }, { text: 'done' }],
+      options: { inspect: log.inspect },
+    });
+    // A decision listener: the call is its toolCall machine, stepped inside the batch.
+    seams.on('tools/pre-execute', (_exec, next) => next());
+    agent.followup('go');
+    await agent.whenIdle();
+    await agent.dispose();
+    expectInvariants();
+    log.close();
+
+    const records = readFileSync(path, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, any>);
+    const actors = records.filter((record) => record.type === '@xstate.actor');
+    const batch = actors.find((record) => record.id === 'toolBatch');
+    const call = actors.find((record) => record.id === 'call-0');
+    expect(call).toMatchObject({ parentId: batch!.sessionId, definition: { id: 'toolCall' } });
+    const values = records
+      .filter((record) => record.type === '@xstate.snapshot' && record.sessionId === call!.sessionId)
+      .map((record) => JSON.stringify(record.snapshot.value));
+    expect(values[0]).toBe('{"preparing":"detaching"}');
+    expect(values).toContain('{"preExecute":"deciding"}');
+    expect(values).toContain('{"settled":"awaitingCommit"}');
+    expect(values.at(-1)).toBe('"done"');
+    const events = records
+      .filter((record) => record.type === '@xstate.event' && record.sessionId === call!.sessionId)
+      .map((record) => record.event.type);
+    expect(events).toEqual(expect.arrayContaining(['detach.done', 'preExecute.done', 'COMMIT']));
   });
 });
