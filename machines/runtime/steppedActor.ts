@@ -32,8 +32,10 @@ export interface SteppedActorHost<TLogic extends AnyStateMachine> {
 export interface SteppedActor {
   /** What its actions see as `self`: the snapshot, `send`, `_parent`. */
   readonly ref: AnyActorRef;
-  /** Takes `event` to rest; an event for a machine that ended is dropped, as a stopped actor's would be. */
-  step(event: EventObject): void;
+  /** As `actor.start()`: its initial state and entry actions (no-op once started). */
+  start(): void;
+  /** As `actor.send`: takes `event` to rest; one for a machine that ended is dropped, as a stopped actor's would be. */
+  send(event: EventObject): void;
   /** Stops it as `stopChild` would (its stop event releases what it holds, its timers go); idempotent. */
   stop(): void;
 }
@@ -44,14 +46,14 @@ const inspectorOf = (system: ActorSystem<any>): Inspect | undefined =>
   (system as { _sendInspectionEvent?: Inspect })._sendInspectionEvent;
 
 /**
- * Creates and starts a stepped machine: each event is one `logic.transition` with a scope of its own,
+ * Creates a stepped machine (`start()` it, as an actor): each event is one `logic.transition` with a scope of its own,
  * its actions run as an actor runs them (at once; delayed events on the parent system's scheduler), it
  * tells its parent how it ended as a child would, and inspection sees it as an actor (`@xstate.actor`,
  * `.event`, `.snapshot`, `.action`). For machines with no children: it cannot spawn or invoke.
  * @param logic the provided machine
  * @param host the parent, its system, the machine's identity and input, and where its events go
  */
-export function startSteppedActor<TLogic extends AnyStateMachine>(
+export function createSteppedActor<TLogic extends AnyStateMachine>(
   logic: TLogic,
   host: SteppedActorHost<TLogic>,
 ): SteppedActor {
@@ -59,7 +61,9 @@ export function startSteppedActor<TLogic extends AnyStateMachine>(
   const inspect = inspectorOf(system);
   let snapshot: AnyMachineSnapshot | undefined;
   let initializing = true;
-  let stepping = false;
+  // Set while it starts or steps: an event or a stop that arrives then waits for the step to end.
+  let busy = false;
+  let stopRequested = false;
   const mailbox: EventObject[] = [];
   // The actor's `_deferred`: initial actions (run once the first snapshot is there) and delayed events.
   const deferred: (() => void)[] = [];
@@ -70,8 +74,12 @@ export function startSteppedActor<TLogic extends AnyStateMachine>(
     system,
     src: logic,
     logic,
-    send: (event: EventObject) => step(event),
-    // The scheduler relays a delayed event to its target's `_send`.
+    // As `Actor.send`: inspection sees the event (from no source), then it is taken.
+    send: (event: EventObject) => {
+      inspect?.({ type: '@xstate.event', sourceRef: undefined, actorRef: ref, event });
+      step(event);
+    },
+    // The scheduler relays a delayed event here after reporting it to inspection itself.
     _send: (event: EventObject) => step(event),
     getSnapshot: () => snapshot,
   } as unknown as AnyActorRef;
@@ -102,7 +110,8 @@ export function startSteppedActor<TLogic extends AnyStateMachine>(
   const live = (): boolean => snapshot !== undefined && snapshot.status === 'active';
   const end = (): void => system.scheduler.cancelAll(ref);
 
-  // What the actor's `update` does: keep the snapshot, run what was deferred, report how it ended.
+  // What the actor's `update` does: keep the snapshot, run what was deferred, report how it ended
+  // (the parent hears of its end before inspection sees its last snapshot, as a relayed done event).
   const settle = (next: AnyMachineSnapshot, event: EventObject): void => {
     snapshot = next;
     for (let fn = deferred.shift(); fn !== undefined; fn = deferred.shift()) {
@@ -113,7 +122,6 @@ export function startSteppedActor<TLogic extends AnyStateMachine>(
         snapshot = { ...next, status: 'error', error } as AnyMachineSnapshot;
       }
     }
-    inspect?.({ type: '@xstate.snapshot', actorRef: ref, event, snapshot });
     const ended = snapshot as { status: string; output?: unknown; error?: unknown };
     if (ended.status === 'done') {
       end();
@@ -122,50 +130,16 @@ export function startSteppedActor<TLogic extends AnyStateMachine>(
       end();
       host.failed(ended.error);
     }
+    inspect?.({ type: '@xstate.snapshot', actorRef: ref, event, snapshot });
   };
   const fail = (error: unknown, event: EventObject): void => {
     deferred.length = 0;
     settle({ ...(snapshot ?? {}), status: 'error', error } as AnyMachineSnapshot, event);
   };
-
-  inspect?.({ type: '@xstate.actor', actorRef: ref });
-  const init = { type: 'xstate.init', input: host.input } as EventObject;
-  let initial: AnyMachineSnapshot;
-  try {
-    initial = logic.getInitialSnapshot(scope, host.input) as AnyMachineSnapshot;
-  } catch (error) {
-    initializing = false;
-    fail(error, init);
-    return { ref, step: () => {}, stop: () => {} };
-  }
-  initializing = false;
-  settle(initial, init);
-
-  function step(event: EventObject): void {
-    // One event at a time, as a mailbox would: an event sent from inside a step runs after it.
-    if (stepping) {
-      mailbox.push(event);
-      return;
-    }
-    stepping = true;
-    try {
-      for (let next: EventObject | undefined = event; next !== undefined && live(); next = mailbox.shift()) {
-        inspect?.({ type: '@xstate.event', sourceRef: undefined, actorRef: ref, event: next });
-        let after: AnyMachineSnapshot;
-        try {
-          after = logic.transition(snapshot!, next, scope);
-        } catch (error) {
-          fail(error, next);
-          break;
-        }
-        settle(after, next);
-      }
-    } finally {
-      stepping = false;
-      mailbox.length = 0;
-    }
-  }
-  const stop = (): void => {
+  // As `Actor._stop`: its stop event through the logic (releasing what it holds), its timers cancelled.
+  const halt = (): void => {
+    stopRequested = false;
+    mailbox.length = 0;
     if (!live()) return;
     const event = { type: 'xstate.stop' } as EventObject;
     try {
@@ -177,5 +151,62 @@ export function startSteppedActor<TLogic extends AnyStateMachine>(
     end();
     inspect?.({ type: '@xstate.snapshot', actorRef: ref, event, snapshot });
   };
-  return { ref, step, stop };
+
+  function step(event: EventObject): void {
+    // One event at a time, as a mailbox would: an event sent from inside a step runs after it.
+    if (busy) {
+      mailbox.push(event);
+      return;
+    }
+    busy = true;
+    try {
+      for (let next: EventObject | undefined = event; next !== undefined; next = mailbox.shift()) {
+        if (stopRequested || !live()) break;
+        let after: AnyMachineSnapshot;
+        try {
+          after = logic.transition(snapshot!, next, scope);
+        } catch (error) {
+          fail(error, next);
+          break;
+        }
+        settle(after, next);
+      }
+    } finally {
+      busy = false;
+      mailbox.length = 0;
+    }
+    if (stopRequested) halt();
+  }
+  // A stop from inside a step (its holder closed it) takes effect once the step is over.
+  const stop = (): void => {
+    if (busy) stopRequested = true;
+    else halt();
+  };
+
+  // As `Actor.start`: the first snapshot, then its initial actions, then what they sent it.
+  const start = (): void => {
+    if (snapshot !== undefined) return;
+    const init = { type: 'xstate.init', input: host.input } as EventObject;
+    busy = true;
+    try {
+      let initial: AnyMachineSnapshot;
+      try {
+        initial = logic.getInitialSnapshot(scope, host.input) as AnyMachineSnapshot;
+      } catch (error) {
+        initializing = false;
+        fail(error, init);
+        return;
+      }
+      initializing = false;
+      settle(initial, init);
+    } finally {
+      busy = false;
+    }
+    const queued = mailbox.shift();
+    if (queued !== undefined) step(queued);
+    else if (stopRequested) halt();
+  };
+
+  inspect?.({ type: '@xstate.actor', actorRef: ref });
+  return { ref, start, send: ref.send, stop };
 }

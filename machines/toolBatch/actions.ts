@@ -1,4 +1,4 @@
-import type { ActorSystem, AnyActorRef } from 'xstate';
+import { type ActorSystem, type AnyActorRef, enqueueActions } from 'xstate';
 import type { ToolCallBlock, ToolResult } from '../../kernel/index.js';
 import { describeThrown } from '../../kernel/index.js';
 import type { SessionLog } from '../../session/types.js';
@@ -6,7 +6,7 @@ import { createFailureResult, describeToolCallRecord, type ToolCallRecord } from
 import { liveHandlesOf } from '../runtime/liveHandles.js';
 import { sendToLive } from '../runtime/sendToLiveChild.js';
 import type { ToolMachineServices } from '../runtime/services.js';
-import { startSteppedActor } from '../runtime/steppedActor.js';
+import { createSteppedActor } from '../runtime/steppedActor.js';
 import type { ServicesResolver } from '../runtime/systemServices.js';
 import { directCall as direct, takesDirectPath } from '../toolCall/direct.js';
 import type { CallRuntime } from '../toolCall/phases.js';
@@ -153,32 +153,52 @@ export function createToolBatchActions(
       );
     }),
     // The call's machine runs inside the batch, no actor: the batch holds it in the call's handles, steps
-    // it with COMMIT and ABORT, and hears its end as `call.done` or `call.error`.
-    startSteppedCall: guarded('Starting a tool call', (args) => {
-      const { context, self, system } = args;
+    // it with COMMIT and ABORT, and hears its end as `call.done` or `call.error`. Started while the
+    // transition resolves (enqueueActions), not inside a custom action, as XState starts a spawned child.
+    startSteppedCall: enqueueActions<
+      ToolBatchContext,
+      ToolBatchEvent,
+      unknown,
+      ToolBatchEvent,
+      never,
+      any,
+      any,
+      never,
+      any
+    >(({ context, self, system }): void => {
       const index = context.started;
-      const key = callKeyOf(context, index);
-      const handles = liveHandlesOf(system).calls.get(key);
-      const id = `call-${index}`;
-      handles.stepped = startSteppedActor(toolCallLogic, {
-        parent: self,
-        system,
-        id,
-        sessionId: `${self.sessionId}/${id}`,
-        input: {
-          scopeKey: context.scopeKey,
-          callKey: key,
-          batched: true,
-          turn: context.turn,
-          step: context.step,
-        },
-        done: (output) => sendToLive(self, { type: 'call.done', index, output: output as ToolCallOutput }),
-        failed: (error) => sendToLive(self, { type: 'call.error', index, error }),
-      });
+      try {
+        const key = callKeyOf(context, index);
+        const handles = liveHandlesOf(system).calls.get(key);
+        const id = `call-${index}`;
+        const stepped = createSteppedActor(toolCallLogic, {
+          parent: self,
+          system,
+          id,
+          sessionId: `${self.sessionId}/${id}`,
+          input: {
+            scopeKey: context.scopeKey,
+            callKey: key,
+            batched: true,
+            turn: context.turn,
+            step: context.step,
+          },
+          done: (output) => sendToLive(self, { type: 'call.done', index, output: output as ToolCallOutput }),
+          failed: (error) => sendToLive(self, { type: 'call.error', index, error }),
+        });
+        // Held before it starts: a close during its initial actions stops it.
+        handles.stepped = stepped;
+        stepped.start();
+      } catch (error) {
+        self.send({
+          type: 'INTERNAL_ERROR',
+          message: `Starting a tool call failed: ${describeThrown(error)}`,
+        });
+      }
     }),
     // A call that died gets nothing (decision 32): its `call.error` commits it.
     commitSteppedCall: guarded('Committing a tool call', (args) =>
-      steppedOf(args, args.context.cursor)?.step({ type: 'COMMIT' }),
+      steppedOf(args, args.context.cursor)?.send({ type: 'COMMIT' }),
     ),
     // Reads and seals the call, records `tool/call` (nothing can rewrite the input; a refused append
     // runs no body), then runs it; the result comes back as DIRECT_SETTLED, a microtask later at the
@@ -232,7 +252,7 @@ export function createToolBatchActions(
       for (let index = context.cursor; index < context.started; index++) {
         const key = callKeyOf(context, index);
         // A direct call has no machine: its own controller is its abort (the body's signal).
-        if (!context.direct[index]) steppedOf(args, index)?.step({ type: 'ABORT' });
+        if (!context.direct[index]) steppedOf(args, index)?.send({ type: 'ABORT' });
         else if (calls.has(key)) calls.get(key).controller.abort();
       }
     }),

@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { Actor, type AnyActorRef, createActor, type InspectionEvent, raise, setup } from 'xstate';
-import { startSteppedActor } from '../../../machines/runtime/steppedActor.js';
+import { createSteppedActor, type SteppedActor } from '../../../machines/runtime/steppedActor.js';
 import { releasingOnStop } from '../../../machines/runtime/stopRelease.js';
 
 /** A machine that records what it does: GO starts work, whose action sends FINISH from inside the step. */
@@ -42,6 +42,11 @@ function createWorker(trace: string[]) {
   });
 }
 
+const started = (stepped: SteppedActor): SteppedActor => {
+  stepped.start();
+  return stepped;
+};
+
 /** A real root actor to host the stepped machine: its system, its inspection, its `_parent` role. */
 function createHost(inspect?: (event: InspectionEvent) => void) {
   const parent = createActor(setup({}).createMachine({}), inspect ? { inspect } : {}).start();
@@ -62,34 +67,34 @@ describe('a stepped machine: a parent steps it with XState transitions, no actor
   it('runs to its final state, an event sent from inside a step runs right after it, the parent hears the output', () => {
     const trace: string[] = [];
     const { host, ended } = createHost();
-    const started = vi.spyOn(Actor.prototype, 'start');
+    const actorStarts = vi.spyOn(Actor.prototype, 'start');
     try {
-      const stepped = startSteppedActor(createWorker(trace), host);
+      const stepped = started(createSteppedActor(createWorker(trace), host));
       expect(stepped.ref.getSnapshot().value).toBe('idle');
       stepped.ref.send({ type: 'GO' });
       // FINISH was sent by an action of GO's step: it ran after that step (its `working` entry), not inside it.
       expect(trace).toEqual(['entry', 'sent FINISH', 'working', 'FINISH']);
       expect(stepped.ref.getSnapshot().status).toBe('done');
       expect(ended).toEqual({ done: ['w finished'], failed: [] });
-      expect(started).not.toHaveBeenCalled();
+      expect(actorStarts).not.toHaveBeenCalled();
       // A machine that ended drops what it is sent, as a stopped actor would.
-      stepped.step({ type: 'GO' });
+      stepped.send({ type: 'GO' });
       expect(trace).toHaveLength(4);
       expect(ended.done).toHaveLength(1);
     } finally {
-      started.mockRestore();
+      actorStarts.mockRestore();
     }
   });
 
   it('a step whose action throws ends it in error, reported once; it takes nothing more', () => {
     const trace: string[] = [];
     const { host, ended } = createHost();
-    const stepped = startSteppedActor(createWorker(trace), host);
-    stepped.step({ type: 'EXPLODE' });
+    const stepped = started(createSteppedActor(createWorker(trace), host));
+    stepped.send({ type: 'EXPLODE' });
     expect(stepped.ref.getSnapshot().status).toBe('error');
     expect(ended.done).toEqual([]);
     expect(ended.failed.map((error) => (error as Error).message)).toEqual(['the action exploded']);
-    stepped.step({ type: 'GO' });
+    stepped.send({ type: 'GO' });
     expect(trace).toEqual(['entry']);
     expect(ended.failed).toHaveLength(1);
   });
@@ -97,8 +102,8 @@ describe('a stepped machine: a parent steps it with XState transitions, no actor
   it('its delayed events run on the parent system scheduler, and stop() cancels them', async () => {
     const trace: string[] = [];
     const fired = createHost();
-    const ticking = startSteppedActor(createWorker(trace), fired.host);
-    ticking.step({ type: 'LATER' });
+    const ticking = started(createSteppedActor(createWorker(trace), fired.host));
+    ticking.send({ type: 'LATER' });
     expect(Object.keys(fired.parent.system.getSnapshot()._scheduledEvents)).toHaveLength(1);
     await new Promise((resolve) => setTimeout(resolve, 40));
     expect(trace).toEqual(['entry', 'TICK']);
@@ -108,8 +113,8 @@ describe('a stepped machine: a parent steps it with XState transitions, no actor
     const cut = createHost();
     const release = vi.fn();
     const logic = releasingOnStop(createWorker(stoppedTrace), release);
-    const stopped = startSteppedActor(logic, cut.host);
-    stopped.step({ type: 'LATER' });
+    const stopped = started(createSteppedActor(logic, cut.host));
+    stopped.send({ type: 'LATER' });
     stopped.stop();
     stopped.stop();
     expect(release).toHaveBeenCalledTimes(1);
@@ -120,29 +125,93 @@ describe('a stepped machine: a parent steps it with XState transitions, no actor
     expect(cut.ended).toEqual({ done: [], failed: [] });
   });
 
-  it('inspection sees it as a child of its parent: its creation, its events and its snapshots', () => {
+  it('inspection sees it as a real child actor would be seen: its creation, its events and its snapshots', () => {
+    const describe = (event: InspectionEvent): string | undefined => {
+      if (event.type === '@xstate.actor') return 'actor';
+      if (event.type === '@xstate.event') return `event ${event.event.type}`;
+      if (event.type === '@xstate.snapshot')
+        return `snapshot ${JSON.stringify((event.snapshot as { value?: unknown }).value)}`;
+      return undefined;
+    };
     const seen: string[] = [];
     let parentRef: AnyActorRef | undefined;
     const { host, parent } = createHost((event) => {
       const ref = event.actorRef as AnyActorRef;
       if (ref.id !== 'call-0') return;
       parentRef = ref._parent;
-      if (event.type === '@xstate.actor') seen.push('actor');
-      if (event.type === '@xstate.event') seen.push(`event ${event.event.type}`);
-      if (event.type === '@xstate.snapshot')
-        seen.push(`snapshot ${JSON.stringify((event.snapshot as { value?: unknown }).value)}`);
+      const line = describe(event);
+      if (line) seen.push(line);
     });
-    const stepped = startSteppedActor(createWorker([]), host);
-    stepped.step({ type: 'GO' });
-    expect(seen).toEqual([
+    const stepped = started(createSteppedActor(createWorker([]), host));
+    stepped.send({ type: 'GO' });
+    // The same machine as a spawned child of a real parent, GO sent to it the same way.
+    const reference: string[] = [];
+    const holder = setup({ actors: { worker: createWorker([]) } }).createMachine({
+      invoke: { id: 'call-0', src: 'worker', input: { label: 'w' } },
+    });
+    const real = createActor(holder, {
+      inspect: (event) => {
+        if ((event.actorRef as AnyActorRef).id !== 'call-0') return;
+        const line = describe(event);
+        if (line && line !== 'event xstate.init') reference.push(line);
+      },
+    }).start();
+    real.getSnapshot().children['call-0']!.send({ type: 'GO' });
+    expect(reference).toEqual([
       'actor',
       'snapshot "idle"',
       'event GO',
-      'snapshot "working"',
       'event FINISH',
+      'snapshot "working"',
       'snapshot "finished"',
     ]);
+    expect(seen).toEqual(reference);
     expect(parentRef).toBe(parent);
     expect(stepped.ref).not.toBeInstanceOf(Actor);
+  });
+
+  it('a stop that arrives while it steps (its holder closed it) ends it stopped once the step is over, with no timer left', () => {
+    const { host, parent } = createHost();
+    let stepped: SteppedActor | undefined;
+    const trace: string[] = [];
+    // GO reaches the holder, which stops it; the same transition then enters a state that schedules TICK.
+    const logic = setup({
+      actions: {
+        reachHolder: () => stepped!.stop(),
+        note: (_, params: { text: string }) => void trace.push(params.text),
+        tickLater: raise({ type: 'TICK' }, { id: 'tick', delay: 60_000 }),
+      },
+    }).createMachine({
+      initial: 'idle',
+      states: {
+        idle: { on: { GO: { target: 'waiting', actions: 'reachHolder' } } },
+        waiting: {
+          entry: ['tickLater', { type: 'note', params: { text: 'waiting' } }],
+          on: { TICK: 'finished', NEXT: 'next' },
+        },
+        next: { entry: { type: 'note', params: { text: 'next' } } },
+        finished: { type: 'final' },
+      },
+    });
+    stepped = createSteppedActor(logic, host);
+    stepped.start();
+    stepped.send({ type: 'GO' });
+    // As a real actor stopped from inside its own step: that step completes, then the stop wins.
+    expect(trace).toEqual(['waiting']);
+    expect(stepped.ref.getSnapshot().status).toBe('stopped');
+    expect(parent.system.getSnapshot()._scheduledEvents).toEqual({});
+    stepped.send({ type: 'NEXT' });
+    expect(trace).toEqual(['waiting']);
+  });
+
+  it('inspection sees a delayed event once: the scheduler reports it, the machine does not report it again', async () => {
+    const events: string[] = [];
+    const { host } = createHost((event) => {
+      if (event.type === '@xstate.event' && (event.actorRef as AnyActorRef).id === 'call-0')
+        events.push(event.event.type);
+    });
+    started(createSteppedActor(createWorker([]), host)).send({ type: 'LATER' });
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    expect(events).toEqual(['LATER', 'TICK']);
   });
 });

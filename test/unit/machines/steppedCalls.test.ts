@@ -1,0 +1,113 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { AnyActorRef, InspectionEvent } from 'xstate';
+import { z } from 'zod';
+import { createTestAgent } from '../../../testing/index.js';
+import { defineTool } from '../../../tools/index.js';
+
+const echo = defineTool({
+  name: 'echo',
+  description: 'echoes',
+  parameters: z.object({ text: z.string() }),
+  concurrency: 'parallel',
+  execute: ({ text }) => text,
+});
+const until = async (ok: () => boolean) => {
+  while (!ok()) await new Promise((r) => setTimeout(r, 1));
+};
+
+describe('calls stepped inside the batch, in an agent', () => {
+  let warn: { mock: { calls: unknown[][] }; mockRestore(): void };
+  beforeEach(() => {
+    warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+  });
+  afterEach(() => warn.mockRestore());
+
+  it('a call with a decision listener logs no XState warning', async () => {
+    const { agent, seams, expectInvariants } = createTestAgent({
+      tools: [echo],
+      script: [{ toolCalls: [{ id: 'c1', name: 'echo', arguments: { text: 'x' } }] }, { text: 'done' }],
+    });
+    seams.on('tools/pre-execute', (_exec, next) => next());
+    agent.followup('go');
+    await agent.whenIdle();
+    await agent.dispose();
+    expectInvariants();
+    expect(warn.mock.calls.map((args) => String(args[0]))).toEqual([]);
+  });
+
+  // c1 reviews (its listener hangs) while c2 waits for its commit; the cancel aborts both, then c2 is
+  // committed and reviews under what is left of its grace, which runs out on the system scheduler.
+  const graceRun = (graceMs: number, inspect: (event: InspectionEvent) => void) => {
+    const test = createTestAgent({
+      tools: [echo],
+      script: [
+        {
+          toolCalls: [
+            { id: 'c1', name: 'echo', arguments: { text: 'a' } },
+            { id: 'c2', name: 'echo', arguments: { text: 'b' } },
+          ],
+        },
+        { text: 'done' },
+      ],
+      options: { cancelGraceMs: graceMs, inspect },
+    });
+    const reviewing: string[] = [];
+    test.seams.on('tools/post-execute', ({ exec }) => {
+      reviewing.push(exec.callId);
+      return new Promise(() => {});
+    });
+    return { test, reviewing };
+  };
+
+  it('inspection sees the cancel grace running out once', async () => {
+    const events: string[] = [];
+    const { test, reviewing } = graceRun(30, (event) => {
+      if (event.type === '@xstate.event' && (event.actorRef as AnyActorRef).id === 'call-1')
+        events.push(event.event.type);
+    });
+    test.agent.followup('go');
+    await until(() => reviewing.length === 1 && test.eventData('tool/call').length === 2);
+    await new Promise((r) => setTimeout(r, 10));
+    test.agent.cancel();
+    await test.agent.whenIdle();
+    await test.agent.dispose();
+    test.expectInvariants();
+    expect(reviewing).toEqual(['c1', 'c2']);
+    expect(events.filter((type) => type === 'CANCEL_GRACE_OVER')).toEqual(['CANCEL_GRACE_OVER']);
+  });
+
+  it('stopping the agent while a call reviews in its grace leaves no timer and warns of nothing', async () => {
+    let call: AnyActorRef | undefined;
+    const { test, reviewing } = graceRun(60_000, (event) => {
+      if (event.type === '@xstate.actor' && (event.actorRef as AnyActorRef).id === 'call-1')
+        call = event.actorRef as AnyActorRef;
+    });
+    test.agent.followup('go');
+    await until(() => reviewing.length === 1 && test.eventData('tool/call').length === 2);
+    await new Promise((r) => setTimeout(r, 10));
+    test.agent.cancel();
+    await until(() => reviewing.length === 2);
+    const scheduled = () => Object.keys(call!.system.getSnapshot()._scheduledEvents);
+    expect(scheduled().length).toBeGreaterThan(0);
+    test.agent.actor.stop();
+    await new Promise((r) => setTimeout(r, 10));
+    expect(scheduled()).toEqual([]);
+    expect(warn.mock.calls.map((args) => String(args[0]))).toEqual([]);
+  });
+
+  it('after a cancelled run whose review grace ran out, nothing stays scheduled', async () => {
+    let call: AnyActorRef | undefined;
+    const { test, reviewing } = graceRun(30, (event) => {
+      if (event.type === '@xstate.actor' && (event.actorRef as AnyActorRef).id === 'call-1')
+        call = event.actorRef as AnyActorRef;
+    });
+    test.agent.followup('go');
+    await until(() => reviewing.length === 1 && test.eventData('tool/call').length === 2);
+    await new Promise((r) => setTimeout(r, 10));
+    test.agent.cancel();
+    await test.agent.whenIdle();
+    await test.agent.dispose();
+    test.expectInvariants();
+    expect(Object.keys(call!.system.getSnapshot()._scheduledEvents)).toEqual([]);
+  });
+});
