@@ -189,6 +189,42 @@ describe('T13 cancellation', () => {
     expect(vi.getTimerCount()).toBe(0);
   });
 
+  it('a review that answers within its one more grace leaves no timer behind', async () => {
+    vi.useFakeTimers();
+    const { tools, seams } = createFixture();
+    const started = deferred();
+    tools.register(
+      defineTool({
+        name: 'stuck',
+        description: 'x',
+        parameters: z.object({}),
+        execute: () => {
+          started.resolve();
+          return new Promise<string>(() => {});
+        },
+      }),
+    );
+    const answer = deferred<undefined>();
+    seams.on('tools/post-execute', (_ctx, next) => answer.promise.then(() => next()));
+    const controller = new AbortController();
+    const box = settleFlag(
+      tools.execute(
+        { name: 'stuck', arguments: '{}' },
+        { seams, signal: controller.signal, cancelGraceMs: 1_000 },
+      ),
+    );
+    await vi.advanceTimersByTimeAsync(0);
+    await started.promise;
+    controller.abort();
+    await vi.advanceTimersByTimeAsync(1_000);
+    // The body did not stop; its review started with one more grace of its own, then answers at once.
+    answer.resolve(undefined);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(box.result).toMatchObject({ isError: true, error: { code: 'ABORTED', note: 'did not stop' } });
+    // That grace's timer went with the call: nothing keeps the process up for the other 1,000 ms.
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
   it('a cancel during post-execute abandons it: the success becomes ABORTED; finalize and tools/result still run', async () => {
     const { tools, seams } = createFixture();
     const finalize = vi.fn(() => undefined);
