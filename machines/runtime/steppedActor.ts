@@ -64,6 +64,8 @@ export function createSteppedActor<TLogic extends AnyStateMachine>(
   // Set while it starts or steps: an event or a stop that arrives then waits for the step to end.
   let busy = false;
   let stopRequested = false;
+  // Stopped before it started: `start()` then runs nothing, as for a spawned child stopped before its start.
+  let stoppedUnstarted = false;
   const mailbox: EventObject[] = [];
   // The actor's `_deferred`: initial actions (run once the first snapshot is there) and delayed events.
   const deferred: (() => void)[] = [];
@@ -153,8 +155,9 @@ export function createSteppedActor<TLogic extends AnyStateMachine>(
   };
 
   function step(event: EventObject): void {
-    // One event at a time, as a mailbox would: an event sent from inside a step runs after it.
-    if (busy) {
+    // One event at a time, as a mailbox would: an event sent from inside a step (or before the start)
+    // runs after it.
+    if (busy || (snapshot === undefined && !stoppedUnstarted)) {
       mailbox.push(event);
       return;
     }
@@ -180,13 +183,17 @@ export function createSteppedActor<TLogic extends AnyStateMachine>(
   // A stop from inside a step (its holder closed it) takes effect once the step is over.
   const stop = (): void => {
     if (busy) stopRequested = true;
-    else halt();
+    else if (snapshot === undefined) {
+      stoppedUnstarted = true;
+      mailbox.length = 0;
+    } else halt();
   };
 
   // As `Actor.start`: the first snapshot, then its initial actions, then what they sent it.
   const start = (): void => {
-    if (snapshot !== undefined) return;
+    if (snapshot !== undefined || stoppedUnstarted || busy) return;
     const init = { type: 'xstate.init', input: host.input } as EventObject;
+    inspect?.({ type: '@xstate.event', sourceRef: host.parent, actorRef: ref, event: init });
     busy = true;
     try {
       let initial: AnyMachineSnapshot;
