@@ -87,6 +87,9 @@ async function executeStepped(
 ): Promise<ToolResult> {
   let handles: LiveHandles | undefined;
   try {
+    // A call made from a tool body starts after the outer call's step, not inside its action: XState's
+    // development build warns when a machine's initial state is built inside another machine's action.
+    await undefined;
     return await new Promise<ToolResult>((resolve, reject) => {
       const actor = createActorWithServices(sharedToolCallLogic(), services, {
         input: { scopeKey, callKey: place.callKey, batched: false },

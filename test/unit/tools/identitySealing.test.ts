@@ -1,7 +1,7 @@
 // tools.md § Identity sealing: what is read once when a call is created.
 
 import { createSeams, createToolRegistry } from 'seamchart';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { also, errorOf, quiet, run, tool, tracedSeams } from './pipeline.js';
 
 describe('tools.md § Identity sealing', () => {
@@ -90,5 +90,32 @@ describe('tools.md § Identity sealing', () => {
       ['post', false, true],
       ['post', true, false],
     ]);
+  });
+
+  it('a nested call made from a tool body, both with listeners, logs no XState warning', async () => {
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    try {
+      const seams = createSeams({ logger: quiet });
+      seams.on('tools/pre-execute', (_exec, next) => next());
+      const tools = createToolRegistry();
+      tools.register(tool({ name: 'inner' }));
+      tools.register(
+        tool({
+          name: 'outer',
+          execute: async (_a: unknown, exec: { token: symbol }) => {
+            const inner = await tools.execute(
+              { name: 'inner', arguments: {}, parent: exec.token },
+              { seams },
+            );
+            return inner.isError ? 'inner failed' : 'x';
+          },
+        } as never),
+      );
+      const result = await tools.execute({ name: 'outer', arguments: {} }, { seams });
+      expect(result).toMatchObject({ isError: false, value: 'x' });
+      expect(warn.mock.calls.map((args) => String(args[0]))).toEqual([]);
+    } finally {
+      warn.mockRestore();
+    }
   });
 });
