@@ -1,8 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { AnyActorRef, InspectionEvent } from 'xstate';
 import { z } from 'zod';
+import { checkInvariants, formatViolation } from '../../../session/index.js';
+import { repairEvents } from '../../../session/repair.js';
 import { createTestAgent } from '../../../testing/index.js';
 import { defineTool } from '../../../tools/index.js';
+import { logOf } from '../session/build.js';
 
 const echo = defineTool({
   name: 'echo',
@@ -76,38 +79,43 @@ describe('calls stepped inside the batch, in an agent', () => {
     expect(events.filter((type) => type === 'CANCEL_GRACE_OVER')).toEqual(['CANCEL_GRACE_OVER']);
   });
 
-  it('stopping the agent while a call reviews in its grace leaves no timer and warns of nothing', async () => {
+  // Watches `call-1` (the second call's machine) in inspection, runs until c1 reviews and c2 waits, cancels.
+  const cancelWhileReviewing = async (graceMs: number) => {
     let call: AnyActorRef | undefined;
-    const { test, reviewing } = graceRun(60_000, (event) => {
+    const run = graceRun(graceMs, (event) => {
       if (event.type === '@xstate.actor' && (event.actorRef as AnyActorRef).id === 'call-1')
         call = event.actorRef as AnyActorRef;
     });
-    test.agent.followup('go');
-    await until(() => reviewing.length === 1 && test.eventData('tool/call').length === 2);
+    run.test.agent.followup('go');
+    await until(() => run.reviewing.length === 1 && run.test.eventData('tool/call').length === 2);
     await new Promise((r) => setTimeout(r, 10));
-    test.agent.cancel();
-    await until(() => reviewing.length === 2);
+    run.test.agent.cancel();
     const scheduled = () => Object.keys(call!.system.getSnapshot()._scheduledEvents);
+    return { ...run, scheduled };
+  };
+
+  it('stopping the agent while a call reviews in its grace leaves no timer and warns of nothing', async () => {
+    const { test, reviewing, scheduled } = await cancelWhileReviewing(60_000);
+    await until(() => reviewing.length === 2);
     expect(scheduled().length).toBeGreaterThan(0);
     test.agent.actor.stop();
     await new Promise((r) => setTimeout(r, 10));
     expect(scheduled()).toEqual([]);
     expect(warn.mock.calls.map((args) => String(args[0]))).toEqual([]);
+    // A hard stop leaves the turn open, as a crash would: the log a resume repairs keeps every invariant.
+    const { events } = test.agent.log;
+    const repaired = logOf(
+      ...events.map(({ type, data }) => ({ type, data })),
+      ...repairEvents(events).events,
+    );
+    expect(checkInvariants(repaired).map(formatViolation)).toEqual([]);
   });
 
   it('after a cancelled run whose review grace ran out, nothing stays scheduled', async () => {
-    let call: AnyActorRef | undefined;
-    const { test, reviewing } = graceRun(30, (event) => {
-      if (event.type === '@xstate.actor' && (event.actorRef as AnyActorRef).id === 'call-1')
-        call = event.actorRef as AnyActorRef;
-    });
-    test.agent.followup('go');
-    await until(() => reviewing.length === 1 && test.eventData('tool/call').length === 2);
-    await new Promise((r) => setTimeout(r, 10));
-    test.agent.cancel();
+    const { test, scheduled } = await cancelWhileReviewing(30);
     await test.agent.whenIdle();
     await test.agent.dispose();
     test.expectInvariants();
-    expect(Object.keys(call!.system.getSnapshot()._scheduledEvents)).toEqual([]);
+    expect(scheduled()).toEqual([]);
   });
 });

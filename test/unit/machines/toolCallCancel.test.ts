@@ -12,6 +12,23 @@ function settleFlag(promise: Promise<ToolResult>): { result: ToolResult | undefi
   return box;
 }
 
+/** Registers `stuck`, a tool whose body never settles and ignores its signal; resolves when it starts. */
+function registerStuckTool(tools: { register(tool: ReturnType<typeof defineTool>): unknown }) {
+  const started = deferred();
+  tools.register(
+    defineTool({
+      name: 'stuck',
+      description: 'x',
+      parameters: z.object({}),
+      execute: () => {
+        started.resolve();
+        return new Promise<string>(() => {});
+      },
+    }),
+  );
+  return started;
+}
+
 describe('T13 cancellation', () => {
   afterEach(() => {
     vi.useRealTimers();
@@ -111,18 +128,7 @@ describe('T13 cancellation', () => {
   it('T13 (d) a body that never settles is ABORTED with note "did not stop" after cancelGraceMs', async () => {
     vi.useFakeTimers();
     const { tools, seams } = createFixture();
-    const started = deferred();
-    tools.register(
-      defineTool({
-        name: 'stuck',
-        description: 'x',
-        parameters: z.object({}),
-        execute: () => {
-          started.resolve();
-          return new Promise<string>(() => {});
-        },
-      }),
-    );
+    const started = registerStuckTool(tools);
     const controller = new AbortController();
     const box = settleFlag(
       tools.execute(
@@ -148,18 +154,7 @@ describe('T13 cancellation', () => {
   it('a body cut off by the grace is still reviewed, for one more grace: a review that hangs is then abandoned', async () => {
     vi.useFakeTimers();
     const { tools, seams } = createFixture();
-    const started = deferred();
-    tools.register(
-      defineTool({
-        name: 'stuck',
-        description: 'x',
-        parameters: z.object({}),
-        execute: () => {
-          started.resolve();
-          return new Promise<string>(() => {});
-        },
-      }),
-    );
+    const started = registerStuckTool(tools);
     const reviewed: ToolResult[] = [];
     seams.on('tools/post-execute', ({ result }) => {
       reviewed.push(result);
@@ -192,18 +187,7 @@ describe('T13 cancellation', () => {
   it('a review that answers within its one more grace leaves no timer behind', async () => {
     vi.useFakeTimers();
     const { tools, seams } = createFixture();
-    const started = deferred();
-    tools.register(
-      defineTool({
-        name: 'stuck',
-        description: 'x',
-        parameters: z.object({}),
-        execute: () => {
-          started.resolve();
-          return new Promise<string>(() => {});
-        },
-      }),
-    );
+    const started = registerStuckTool(tools);
     const answer = deferred<undefined>();
     seams.on('tools/post-execute', (_ctx, next) => answer.promise.then(() => next()));
     const controller = new AbortController();
