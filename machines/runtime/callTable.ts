@@ -91,8 +91,9 @@ export class CallTable {
     return entry.handles;
   }
 
-  has(key: string): boolean {
-    return this.#calls.has(key);
+  /** The handles under `key`, or undefined for a call closed or never opened (one lookup, not `has` then `get`). */
+  find(key: string): CallHandles | undefined {
+    return this.#calls.get(key)?.handles;
   }
 
   /**

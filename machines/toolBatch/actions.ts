@@ -83,10 +83,8 @@ export function createToolBatchActions(
   const recordCall = (args: EffectArgs, index: number, record?: ToolCallRecord): void => {
     const { context } = args;
     const key = callKeyOf(context, index);
-    const { calls } = liveHandlesOf(args.system);
-    if (!calls.has(key)) return;
-    const handles = calls.get(key);
-    if (handles.recorded) return;
+    const handles = liveHandlesOf(args.system).calls.find(key);
+    if (!handles || handles.recorded) return;
     handles.recorded = true;
     appendCall(servicesOf(args), context, context.calls[index]!, record);
   };
@@ -102,11 +100,8 @@ export function createToolBatchActions(
     step: context.step,
   });
   // The stepped machine of a started call still open (a committed or closed call has none).
-  const steppedOf = ({ context, system }: EffectArgs, index: number) => {
-    const { calls } = liveHandlesOf(system);
-    const key = callKeyOf(context, index);
-    return calls.has(key) ? calls.get(key).stepped : undefined;
-  };
+  const steppedOf = ({ context, system }: EffectArgs, index: number) =>
+    liveHandlesOf(system).calls.find(callKeyOf(context, index))?.stepped;
   const commit = (args: EffectArgs, callId: string, result: ToolResult): void => {
     const { context, self } = args;
     recordCall(args, context.cursor);
@@ -253,7 +248,7 @@ export function createToolBatchActions(
         const key = callKeyOf(context, index);
         // A direct call has no machine: its own controller is its abort (the body's signal).
         if (!context.direct[index]) steppedOf(args, index)?.send({ type: 'ABORT' });
-        else if (calls.has(key)) calls.get(key).controller.abort();
+        else calls.find(key)?.controller.abort();
       }
     }),
   };

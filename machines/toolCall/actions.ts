@@ -35,8 +35,7 @@ type Args = {
  */
 export function createToolCallActions(servicesOf: ServicesResolver<ToolMachineServices>) {
   const execOf = (context: ToolCallContext, system: ActorSystem<any>): ToolExecution | undefined => {
-    const { calls } = liveHandlesOf(system);
-    return calls.has(context.callKey) ? calls.get(context.callKey).sealed?.exec : undefined;
+    return liveHandlesOf(system).calls.find(context.callKey)?.sealed?.exec;
   };
   const report = (
     services: ToolMachineServices,
@@ -49,9 +48,8 @@ export function createToolCallActions(servicesOf: ServicesResolver<ToolMachineSe
     // The call's one listener on its signal (aborted by ABORT, the run's signal or the caller's): it
     // comes back as ABORT. Removed when the call table closes the call.
     watchAbort: ({ context, system, self }: Args): void => {
-      const { calls } = liveHandlesOf(system);
-      if (!calls.has(context.callKey)) return;
-      const handles = calls.get(context.callKey);
+      const handles = liveHandlesOf(system).calls.find(context.callKey);
+      if (!handles) return;
       const signal = handles.controller.signal;
       const onAbort = (): void => sendToLive(self, { type: 'ABORT' });
       if (signal.aborted) {
@@ -84,8 +82,7 @@ export function createToolCallActions(servicesOf: ServicesResolver<ToolMachineSe
     startPhase: ({ context, system, self }: Args, params: { phase: AsyncToolPhase }): void => {
       const { phase } = params;
       const liveHandles = liveHandlesOf(system);
-      const { calls } = liveHandles;
-      const handles = calls.has(context.callKey) ? calls.get(context.callKey) : undefined;
+      const handles = liveHandles.calls.find(context.callKey);
       const controller = phaseControllerOf(handles);
       if (handles) handles.phase = controller;
       const settle = (event: ToolPhaseEvent): void => {
@@ -146,8 +143,7 @@ export function createToolCallActions(servicesOf: ServicesResolver<ToolMachineSe
     }),
     closeCall: ({ context, system }: Args): void => closeOwnedCall(context, system),
     abortCall: ({ context, system }: Args): void => {
-      const { calls } = liveHandlesOf(system);
-      if (calls.has(context.callKey)) calls.get(context.callKey).controller.abort();
+      liveHandlesOf(system).calls.find(context.callKey)?.controller.abort();
     },
     // An empty waterfall is skipped by the machine, which still reports the default decision.
     emitDefaultDecided: (
@@ -161,10 +157,10 @@ export function createToolCallActions(servicesOf: ServicesResolver<ToolMachineSe
     },
     sealCall: ({ context, system }: Args): void => {
       const { scopes, calls } = liveHandlesOf(system);
-      if (!calls.has(context.callKey)) return;
+      const handles = calls.find(context.callKey);
+      if (!handles) return;
       const services = servicesOf({ system });
       try {
-        const handles = calls.get(context.callKey);
         const scope = scopes.get(context.scopeKey);
         // A call aborted or failed before it was read is detached here, so finalize still finds it.
         handles.sealed ??= sealToolCall(detachCall(services, handles, scope, context), handles.prepared);
@@ -173,9 +169,9 @@ export function createToolCallActions(servicesOf: ServicesResolver<ToolMachineSe
       }
     },
     reportPreparedInput: ({ context, self, system }: Args): void => {
-      const { calls } = liveHandlesOf(system);
-      if (!context.batched || !calls.has(context.callKey)) return;
-      const { request, prepared } = calls.get(context.callKey);
+      const handles = context.batched ? liveHandlesOf(system).calls.find(context.callKey) : undefined;
+      if (!handles) return;
+      const { request, prepared } = handles;
       self._parent?.send({
         type: 'PREPARED_INPUT',
         callId: request.callId,

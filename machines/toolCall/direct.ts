@@ -131,7 +131,7 @@ function createDirectCall(): DirectCall {
     },
     finish: ({ handles: liveHandles, services }, place, settled) => {
       const { scopes, calls } = liveHandles;
-      const exec = calls.has(place.callKey) ? calls.get(place.callKey).sealed?.exec : undefined;
+      const exec = calls.find(place.callKey)?.sealed?.exec;
       if (!exec) return settled.result;
       const { seams } = scopes.get(place.scopeKey);
       if (!settled.skipPost) reportDefaultDecision(services, place, exec, 'tools/post-execute', seams);

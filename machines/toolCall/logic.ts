@@ -50,9 +50,7 @@ export function provideToolCallLogic(
 function releaseStoppedCall(context: ToolCallContext, system: ActorSystem<any>): void {
   const handles = liveHandlesOf(system);
   if (context.owns !== 'nothing') {
-    const controller = handles.calls.has(context.callKey)
-      ? handles.calls.get(context.callKey).controller
-      : undefined;
+    const controller = handles.calls.find(context.callKey)?.controller;
     closeOwnedCall(context, system);
     // The call is over: its signal, which its listeners and body hold, says so.
     controller?.abort();

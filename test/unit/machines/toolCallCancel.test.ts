@@ -29,6 +29,22 @@ function registerStuckTool(tools: { register(tool: ReturnType<typeof defineTool>
   return started;
 }
 
+/** Runs `stuck` with a 1,000 ms grace under fake timers; resolves once its body runs, with the abort and the result box. */
+async function startStuckCall(fixture: ReturnType<typeof createFixture>) {
+  const { tools, seams } = fixture;
+  const started = registerStuckTool(tools);
+  const controller = new AbortController();
+  const box = settleFlag(
+    tools.execute(
+      { name: 'stuck', arguments: '{}' },
+      { seams, signal: controller.signal, cancelGraceMs: 1_000 },
+    ),
+  );
+  await vi.advanceTimersByTimeAsync(0);
+  await started.promise;
+  return { controller, box };
+}
+
 describe('T13 cancellation', () => {
   afterEach(() => {
     vi.useRealTimers();
@@ -127,17 +143,7 @@ describe('T13 cancellation', () => {
 
   it('T13 (d) a body that never settles is ABORTED with note "did not stop" after cancelGraceMs', async () => {
     vi.useFakeTimers();
-    const { tools, seams } = createFixture();
-    const started = registerStuckTool(tools);
-    const controller = new AbortController();
-    const box = settleFlag(
-      tools.execute(
-        { name: 'stuck', arguments: '{}' },
-        { seams, signal: controller.signal, cancelGraceMs: 1_000 },
-      ),
-    );
-    await vi.advanceTimersByTimeAsync(0);
-    await started.promise;
+    const { controller, box } = await startStuckCall(createFixture());
     await vi.advanceTimersByTimeAsync(60_000);
     expect(box.result).toBeUndefined();
     controller.abort();
@@ -153,22 +159,13 @@ describe('T13 cancellation', () => {
 
   it('a body cut off by the grace is still reviewed, for one more grace: a review that hangs is then abandoned', async () => {
     vi.useFakeTimers();
-    const { tools, seams } = createFixture();
-    const started = registerStuckTool(tools);
+    const fixture = createFixture();
     const reviewed: ToolResult[] = [];
-    seams.on('tools/post-execute', ({ result }) => {
+    fixture.seams.on('tools/post-execute', ({ result }) => {
       reviewed.push(result);
       return new Promise(() => {});
     });
-    const controller = new AbortController();
-    const box = settleFlag(
-      tools.execute(
-        { name: 'stuck', arguments: '{}' },
-        { seams, signal: controller.signal, cancelGraceMs: 1_000 },
-      ),
-    );
-    await vi.advanceTimersByTimeAsync(0);
-    await started.promise;
+    const { controller, box } = await startStuckCall(fixture);
     controller.abort();
     await vi.advanceTimersByTimeAsync(1_000);
     // The grace ran out: the body did not stop, and post-execute reviews that.
@@ -186,19 +183,10 @@ describe('T13 cancellation', () => {
 
   it('a review that answers within its one more grace leaves no timer behind', async () => {
     vi.useFakeTimers();
-    const { tools, seams } = createFixture();
-    const started = registerStuckTool(tools);
+    const fixture = createFixture();
     const answer = deferred<undefined>();
-    seams.on('tools/post-execute', (_ctx, next) => answer.promise.then(() => next()));
-    const controller = new AbortController();
-    const box = settleFlag(
-      tools.execute(
-        { name: 'stuck', arguments: '{}' },
-        { seams, signal: controller.signal, cancelGraceMs: 1_000 },
-      ),
-    );
-    await vi.advanceTimersByTimeAsync(0);
-    await started.promise;
+    fixture.seams.on('tools/post-execute', (_ctx, next) => answer.promise.then(() => next()));
+    const { controller, box } = await startStuckCall(fixture);
     controller.abort();
     await vi.advanceTimersByTimeAsync(1_000);
     // The body did not stop; its review started with one more grace of its own, then answers at once.
