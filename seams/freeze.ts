@@ -10,21 +10,20 @@ export function deepFreeze<T>(value: T): T {
   return value;
 }
 
-// `seen` (for cycles) is made at the first nested container: a flat decision allocates nothing.
-function freezeInto(value: object, seen: WeakSet<object> | undefined): WeakSet<object> | undefined {
+// `seen` (for cycles) is made at the root's first nested container, before any recursion: a flat
+// decision allocates nothing, and every nested call gets the root's set.
+function freezeInto(value: object, seen: WeakSet<object> | undefined): void {
   Object.freeze(value);
   const isArray = Array.isArray(value);
   for (const key of Object.keys(value)) {
     if (!isArray && LIVE_HANDLE_KEYS.has(key)) continue;
     const child = (value as Record<string, unknown>)[key];
     if (!isPlainContainer(child)) continue;
-    // Made while visiting the root, whose children are the first containers met: the root is the whole path.
     seen ??= new WeakSet([value]);
     if (seen.has(child)) continue;
     seen.add(child);
-    seen = freezeInto(child, seen);
+    freezeInto(child, seen);
   }
-  return seen;
 }
 
 function isPlainContainer(value: unknown): value is object {

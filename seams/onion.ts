@@ -9,6 +9,22 @@ import type { AroundNextOptions, ToolExecution, WaterfallSeamName } from './type
 
 const ignore = (): void => {};
 
+// A listener may start `next()` and never await it; that must not become an unhandled rejection.
+function handedOn<T>(downstream: Promise<T>): Promise<T> {
+  downstream.catch(ignore);
+  return downstream;
+}
+
+// What a listener threw: a deeper listener's failure passes through unchanged, its own is named.
+function blame(
+  failures: ReadonlySet<unknown>,
+  seam: Parameters<typeof createListenerFailure>[0],
+  listener: string,
+  error: unknown,
+): unknown {
+  return failures.has(error) ? error : createListenerFailure(seam, listener, error);
+}
+
 /** Runs a policy waterfall as an onion and names the listener that authored the final decision. */
 export function runWaterfall<TDecision>(
   entries: readonly ListenerEntry[],
@@ -53,18 +69,14 @@ export async function runOnion<TDecision>(
       let downstream: Promise<TDecision> | undefined;
       // Policy seams run downstream once: a second `next()` gets the same promise.
       const next = (): Promise<TDecision> => {
-        if (downstream === undefined) {
-          downstream = dispatch(index + 1);
-          // A listener may start `next()` and never await it; that must not become an unhandled rejection.
-          downstream.catch(ignore);
-        }
+        downstream ??= handedOn(dispatch(index + 1));
         return downstream;
       };
       let raw: unknown;
       try {
         raw = await entry.fn(frozen, next);
       } catch (error) {
-        throw downstreamFailures.has(error) ? error : createListenerFailure(seam, entry.name, error);
+        throw blame(downstreamFailures, seam, entry.name, error);
       }
       const below = index + 1 < entries.length ? returned[index + 1] : bottomDecision;
       // Frozen so an outer listener cannot edit a decision in place and leave its author credited.
@@ -97,19 +109,13 @@ export function runAround(
     try {
       const entry = entries[index];
       if (!entry) return await core(current);
-      const next = (options?: AroundNextOptions): Promise<ToolResult> => {
-        const downstream = dispatch(index + 1, withSignal(current, options));
-        // A wrapper may start `next()` and never await it; that must not become an unhandled rejection.
-        downstream.catch(ignore);
-        return downstream;
-      };
+      const next = (options?: AroundNextOptions): Promise<ToolResult> =>
+        handedOn(dispatch(index + 1, withSignal(current, options)));
       let raw: unknown;
       try {
         raw = await entry.fn(current, next);
       } catch (error) {
-        throw downstreamFailures.has(error)
-          ? error
-          : createListenerFailure('tools/execute', entry.name, error);
+        throw blame(downstreamFailures, 'tools/execute', entry.name, error);
       }
       if (!checked?.includes(raw)) {
         validateResult<ToolResult>('tools/execute', entry.name, raw);

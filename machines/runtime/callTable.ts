@@ -41,6 +41,7 @@ export class CallTable {
 
   /** Registers a call under `key`; its controller aborts when `runSignal` does. */
   open(key: string, request: CallHandles['request'], runSignal: AbortSignal): CallHandles {
+    this.#refuseOpen(key);
     const controller = new AbortController();
     // One listener on the run's signal for all its live calls, however many run in parallel.
     return this.#register(key, request, controller, fanoutOf(runSignal).add(controller));
@@ -51,7 +52,13 @@ export class CallTable {
    * call's own, so nothing links them.
    */
   openAsRun(key: string, request: CallHandles['request'], runController: AbortController): CallHandles {
+    this.#refuseOpen(key);
     return this.#register(key, request, runController, noop);
+  }
+
+  #refuseOpen(key: string): void {
+    if (this.#calls.has(key))
+      throw new Error(`Tool call "${key}" is already open; close it before reusing the key`);
   }
 
   #register(
@@ -60,10 +67,6 @@ export class CallTable {
     controller: AbortController,
     unlink: () => void,
   ): CallHandles {
-    if (this.#calls.has(key)) {
-      unlink();
-      throw new Error(`Tool call "${key}" is already open; close it before reusing the key`);
-    }
     const handles: CallHandles = {
       request,
       controller,

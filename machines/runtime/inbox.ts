@@ -43,6 +43,7 @@ const DeliveryOptionsSchema = z
     meta: JsonValueSchema.optional(),
   })
   .strict();
+const NO_OPTIONS: z.infer<typeof DeliveryOptionsSchema> = Object.freeze({});
 const InjectOptionsSchema = z
   .object({ source: MessageSourceSchema.optional(), meta: JsonValueSchema.optional() })
   .strict();
@@ -85,29 +86,14 @@ export function createInboxItem(
   wakeup: boolean,
 ): InboxItem {
   // The common call, `followup('text')`: a string is valid content and no options means the defaults,
-  // so there is nothing to validate or copy (the same item the checked path builds).
-  if (typeof rawContent === 'string' && rawOptions === undefined) {
-    return Object.freeze({
-      id,
-      content: Object.freeze([Object.freeze({ type: 'text' as const, text: rawContent })]),
-      source: USER_SOURCE,
-      contexts: NO_CONTEXTS,
-      wakeup,
-    });
-  }
-  const content = validate(
-    ContentInputSchema,
-    rawContent,
-    'a string or ContentBlock[] content',
-    method,
-    'content',
-  );
-  const options = validate(
-    DeliveryOptionsSchema,
-    rawOptions ?? {},
-    'options { source?, contexts?, meta? }',
-    method,
-  );
+  // so there is nothing to validate or copy.
+  const simple = typeof rawContent === 'string' && rawOptions === undefined;
+  const content = simple
+    ? rawContent
+    : validate(ContentInputSchema, rawContent, 'a string or ContentBlock[] content', method, 'content');
+  const options = simple
+    ? NO_OPTIONS
+    : validate(DeliveryOptionsSchema, rawOptions ?? {}, 'options { source?, contexts?, meta? }', method);
   // `validate` returned detached copies (snapshotJson, then zod's parse): freezing them is enough.
   return deepFreezeJson({
     id,

@@ -62,7 +62,7 @@ export class ScopeTable {
 }
 
 /** Aborts the scope's running request (its late answer is then stale); none running is fine. */
-export function abortRequest(scope: RunScope, reason?: unknown): void {
+function abortRequest(scope: RunScope, reason?: unknown): void {
   const running = scope.request;
   if (running === undefined) return;
   scope.request = undefined;

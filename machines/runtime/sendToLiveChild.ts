@@ -14,7 +14,7 @@ export function sendToLiveChild<TEvent extends EventObject>(
   const children = (self.getSnapshot() as { children?: Record<string, AnyActorRef | undefined> }).children;
   const child = children?.[id];
   if (child?.getSnapshot().status !== 'active') return false;
-  child.send(event);
+  sendToLive(child, event);
   return true;
 }
 

@@ -16,7 +16,7 @@ import type {
 } from './types.js';
 
 /** Where a turn's seam dispatch happens: agent filter, turn number, turn signal, contained-failure sink. */
-export function turnDispatchScope(
+function turnDispatchScope(
   services: TurnMachineServices,
   scope: RunScope,
   input: { agentId: string; turn: number },
@@ -36,12 +36,16 @@ interface Resolved {
 
 function resolve(services: TurnMachineServices, system: ActorSystem<any>, input: TurnSeamInput): Resolved {
   const scope = liveHandlesOf(system).scopes.get(input.scopeKey);
-  return {
-    seams: scope.seams,
-    agent: scope.agent ?? services.agent,
-    signal: scope.controller.signal,
-    dispatch: turnDispatchScope(services, scope, input),
-  };
+  return { seams: scope.seams, signal: scope.controller.signal, ...resolveInScope(services, scope, input) };
+}
+
+/** Who a turn's seam call or model request speaks for, and its dispatch scope, from the run scope it holds. */
+export function resolveInScope(
+  services: TurnMachineServices,
+  scope: RunScope,
+  input: { agentId: string; turn: number },
+): { readonly agent: AgentHandle; readonly dispatch: DispatchScope } {
+  return { agent: scope.agent ?? services.agent, dispatch: turnDispatchScope(services, scope, input) };
 }
 
 /** The seam actors `createTurnLogic` binds (the toolBatch comes from `createToolBatchLogic`). */

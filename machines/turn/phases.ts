@@ -10,7 +10,7 @@ import type { RunScope } from '../runtime/scopeTable.js';
 import { sendToLive } from '../runtime/sendToLiveChild.js';
 import type { TurnMachineServices } from '../runtime/services.js';
 import type { ServicesResolver } from '../runtime/systemServices.js';
-import { turnDispatchScope } from './actors.js';
+import { resolveInScope } from './actors.js';
 import { type AcceptedAnswer, acceptModelStep, modelInputOf } from './rules.js';
 import type { ModelInput, TurnContext, TurnEvent } from './types.js';
 
@@ -105,8 +105,7 @@ async function requestModel(
   signal: AbortSignal,
 ): Promise<AcceptedAnswer> {
   const { turn, step } = input;
-  const agent = scope.agent ?? services.agent;
-  const dispatch = turnDispatchScope(services, scope, input);
+  const { agent, dispatch } = resolveInScope(services, scope, input);
   const relay = createDeltaRelay(
     (delta) => services.seams.notify('model/delta', { agentId: input.agentId, turn, step, delta }, dispatch),
     signal,
