@@ -63,7 +63,8 @@ export function createTurnPhases(
       const scope = liveHandlesOf(system).scopes.get(context.input.scopeKey);
       const controller = new AbortController();
       scope.request = controller;
-      // The turn signal aborts only with a CANCEL, which leaves `requesting` (and aborts this request).
+      // Defensive: the turn signal aborts only with a CANCEL, which leaves `requesting` and aborts this
+      // request itself; a request never starts under a signal already aborted.
       const turnSignal = scope.controller.signal;
       if (turnSignal.aborted) controller.abort(turnSignal.reason);
       const settle = (event: TurnEvent): void => {
