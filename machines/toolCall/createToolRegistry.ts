@@ -73,7 +73,7 @@ async function executeDirect(
     handles.calls.openAsRun(place.callKey, call, scope.controller);
     return await runStandaloneDirect({ handles, services }, place);
   } catch (error) {
-    throw new Error(`tools.execute failed internally for "${call.name}"`, { cause: error });
+    throw internalFailure(call, error);
   } finally {
     handles.close(scopeKey);
   }
@@ -101,14 +101,18 @@ async function executeStepped(
       // The root actor always has an error subscriber: a machine failure rejects, it never crashes.
       actor.subscribe({
         complete: () => resolve(actor.getSnapshot().output!.result),
-        error: (error) =>
-          reject(new Error(`tools.execute failed internally for "${call.name}"`, { cause: error })),
+        error: (error) => reject(internalFailure(call, error)),
       });
       actor.start();
     });
   } finally {
     handles?.close(scopeKey);
   }
+}
+
+/** A failure of the pipeline itself (not of the tool or a listener, which are the call's result). */
+function internalFailure(call: CallRequest, cause: unknown): Error {
+  return new Error(`tools.execute failed internally for "${call.name}"`, { cause });
 }
 
 /** A request as `execute` runs it: read once, with its call id. */

@@ -46,15 +46,16 @@ export interface DirectCall {
   /** Detaches and seals the call (synchronously, before its `tool/call` is recorded, as `sealing` does). */
   seal(runtime: CallRuntime, place: CallPlace): SealedDirectCall;
   /**
-   * Runs a sealed call's body under its own phase signal (closing the call aborts it). Never rejects:
-   * every failure is the call's result.
+   * Runs a sealed call's body under its own phase signal (closing the call aborts it); `owned`, a call
+   * closed only once it resolved (a standalone call, whose handles it owns), runs it under the call's
+   * own signal, with no phase controller. Never rejects: every failure is the call's result.
    */
-  run(runtime: CallRuntime, place: CallPlace, sealed: SealedDirectCall): Promise<DirectSettlement>;
-  /**
-   * `run` for a call closed only once it resolved (a standalone call, whose handles it owns): nothing
-   * can close it mid-body, so the body runs under the call's own signal, with no phase controller.
-   */
-  runOwned(runtime: CallRuntime, place: CallPlace, sealed: SealedDirectCall): Promise<DirectSettlement>;
+  run(
+    runtime: CallRuntime,
+    place: CallPlace,
+    sealed: SealedDirectCall,
+    owned?: boolean,
+  ): Promise<DirectSettlement>;
   /** The empty review, the tool's `finalizeContent` and `tools/result`, as the call's last states run them. */
   finish(runtime: CallRuntime, place: CallPlace, settled: DirectSettlement): ToolResult;
 }
@@ -121,13 +122,9 @@ function createDirectCall(): DirectCall {
         return { runs: false, settled: failed(error) };
       }
     },
-    run: async (runtime, place, sealed) => {
+    run: async (runtime, place, sealed, owned = false) => {
       if (!sealed.runs) return sealed.settled;
-      return run(runtime, place).catch(failed);
-    },
-    runOwned: async (runtime, place, sealed) => {
-      if (!sealed.runs) return sealed.settled;
-      return runOwned(runtime, place).catch(failed);
+      return (owned ? runOwned : run)(runtime, place).catch(failed);
     },
     finish: ({ handles: liveHandles, services }, place, settled) => {
       const { scopes, calls } = liveHandles;
@@ -165,7 +162,7 @@ export async function runStandaloneDirect(runtime: CallRuntime, place: CallPlace
   await undefined;
   if (sealed.runs && runtime.handles.calls.get(place.callKey).controller.signal.aborted)
     sealed = skipped(createAbortedBeforeDispatch());
-  return directCall.finish(runtime, place, await directCall.runOwned(runtime, place, sealed));
+  return directCall.finish(runtime, place, await directCall.run(runtime, place, sealed, true));
 }
 
 function skipped(result: ToolResult): SealedDirectCall {
