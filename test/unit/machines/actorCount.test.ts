@@ -42,17 +42,23 @@ function turnSubtree(actors: readonly AnyActorRef[]): string[] {
   return actors.filter(inTurn).map((actor) => actor.id);
 }
 
+/** A fresh agent's text turn with no listeners, then its disposal, with every actor recorded. */
+async function runTextTurn() {
+  const recorder = recordActors();
+  const { agent, expectInvariants } = createTestAgent({
+    script: [{ text: 'hi' }],
+    options: { inspect: recorder.inspect },
+  });
+  agent.followup('hello');
+  await agent.whenIdle();
+  await agent.dispose();
+  expectInvariants();
+  return { recorder, agent };
+}
+
 describe('F01 turn: empty seams create no actor', () => {
   it('F01 a text turn with no listeners is one actor: its model request and its flush are none', async () => {
-    const recorder = recordActors();
-    const { agent, expectInvariants } = createTestAgent({
-      script: [{ text: 'hi' }],
-      options: { inspect: recorder.inspect },
-    });
-    agent.followup('hello');
-    await agent.whenIdle();
-    await agent.dispose();
-    expectInvariants();
+    const { recorder, agent } = await runTextTurn();
     // Before F01 the five empty seam states (prompt-submit, pre-step, post-step, continuation,
     // turn-stop) each built their invoke and stopped it unstarted: 8 actors; then 3 (the turn, its
     // `model` request and its `flushLog`), before those two became the turn's own phases.
@@ -60,15 +66,7 @@ describe('F01 turn: empty seams create no actor', () => {
   });
 
   it('F01 a fresh agent, its text turn and its disposal are two actors: the agent and the turn', async () => {
-    const recorder = recordActors();
-    const { agent, expectInvariants } = createTestAgent({
-      script: [{ text: 'hi' }],
-      options: { inspect: recorder.inspect },
-    });
-    agent.followup('hello');
-    await agent.whenIdle();
-    await agent.dispose();
-    expectInvariants();
+    const { recorder, agent } = await runTextTurn();
     // Disposal's last flush was a `settle` promise actor (3 actors); it is the agent's own phase now.
     expect(recorder.actors.map((actor) => actor.id)).toEqual([agent.actor.id, 'turn']);
   });
