@@ -224,7 +224,10 @@ export async function fireHookEvent(
       runs[i]!,
     ),
   }));
-  const merged = mergeVerdicts(results.map((result) => result.verdict));
+  const merged = mergeVerdicts(
+    results.map((result) => result.verdict),
+    results.map((result) => result.handler.id),
+  );
   const annotations: readonly ResultAnnotation[] =
     firing.annotate?.(results, merged) ?? results.map(() => ({}));
   // A cancelled seam's decision is ignored by the machine; its results would land after the turn moved on.

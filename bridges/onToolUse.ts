@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { ContentBlock, HookContext, JsonObject, JsonValue, PreToolDecision } from '../kernel/index.js';
 import type { AgentHandle, Listener, ToolExecution } from '../seams/index.js';
 import { defaultBlockReason } from './codec.js';
-import { hookContexts, prependContexts, text } from './contexts.js';
+import { byOf, hookContexts, prependContexts, text } from './contexts.js';
 import { type FiredEvent, fireHookEvent, type HookFiring } from './fire.js';
 import type { JudgedCall } from './judgedCalls.js';
 import { type ListenerKit, payloadScope } from './listenerKit.js';
@@ -144,18 +144,24 @@ export function createPreToolListener(kit: ListenerKit): Listener<'tools/pre-exe
     const fired = await verdictFor(kit, exec, kit.judged.take(exec));
     if (fired === undefined) return next();
     const { merged } = fired;
-    const contexts = hookContexts(kit.runtime.rules.dialect, event, merged.contexts);
+    const contexts = hookContexts(kit.runtime.rules.dialect, event, merged);
     if (merged.stop) {
       const reason = merged.stop.reason ?? merged.reason ?? `stopped by ${event} hook`;
-      return { kind: 'deny', reason, ...withContexts(contexts) };
+      return { kind: 'deny', reason, ...withContexts(contexts), ...byOf(merged.stop.by) };
     }
     if (merged.kind === 'block')
-      return { kind: 'deny', reason: merged.reason ?? defaultBlockReason(event), ...withContexts(contexts) };
+      return {
+        kind: 'deny',
+        reason: merged.reason ?? defaultBlockReason(event),
+        ...withContexts(contexts),
+        ...byOf(merged.by),
+      };
     if (merged.kind === 'ask')
       return {
         kind: 'ask',
         ...(merged.reason === undefined ? {} : { reason: merged.reason }),
         ...withContexts(contexts),
+        ...byOf(merged.by),
       };
     return prependContexts(await next(), contexts);
   };
@@ -180,17 +186,18 @@ export function createPostToolListener(kit: ListenerKit): Listener<'tools/post-e
     if (fired === undefined) return next();
     const { merged } = fired;
     rememberStop(kit, exec, merged.stop);
-    const contexts = hookContexts(rules.dialect, event, merged.contexts);
+    const contexts = hookContexts(rules.dialect, event, merged);
     if (merged.kind === 'block') {
       const reason = text(merged.reason ?? defaultBlockReason(event));
       const feedback = rules.postToolBlock === 'keep-output' ? [...result.content, reason] : [reason];
-      return { kind: 'block', feedback, ...withContexts(contexts) };
+      return { kind: 'block', feedback, ...withContexts(contexts), ...byOf(merged.by) };
     }
     if (merged.updatedToolOutput !== undefined) {
       return {
         kind: 'accept',
         content: replacementContent(merged.updatedToolOutput),
         ...withContexts(contexts),
+        ...byOf(merged.updatedToolOutputBy),
       };
     }
     return prependContexts(await next(), contexts);

@@ -142,6 +142,7 @@ export const turnMachine = turnSetup.createMachine({
                         params: ({ event }) => ({
                           reason: blockReason(event.output),
                           contexts: blockContexts(event.output),
+                          decidedBy: event.output.by,
                         }),
                       },
                       {
