@@ -207,7 +207,8 @@ const scenarios: readonly Scenario[] = [
       try {
         const events = reopened.initialEvents;
         const result = events.find((event) => event.type === 'tool/result');
-        assert.equal((result?.data as { error?: { code: string } }).error?.code, 'TOOL_OUTCOME_UNKNOWN');
+        const error = (result?.data as { error?: { code: string } } | undefined)?.error;
+        assert.equal(error?.code, 'TOOL_OUTCOME_UNKNOWN');
         assert.ok(
           events.findIndex((event) => event.type === 'tool/call') <
             events.findIndex((event) => event.type === 'tool/result'),
