@@ -22,6 +22,7 @@ export {
   hookResult,
   loadHookPlugins,
 } from './bridges/index.js';
+export * from './distributed/index.js';
 // The shared vocabulary: data shapes, log event schemas, failure codes.
 export * from './kernel/events.js';
 export { describeThrown, TurnFailureCode, toFailure } from './kernel/failure.js';

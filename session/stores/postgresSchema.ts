@@ -21,7 +21,7 @@ export function checkSchemaName(schema: string): string {
   return schema;
 }
 
-// One row per session (its lease lives here), one row per event keyed (session_id, seq).
+// One row per session (its lease lives here), one row per event keyed (session_id, seq), one per live worker.
 function ddl(schema: string): string {
   return `
     CREATE SCHEMA IF NOT EXISTS ${schema};
@@ -44,6 +44,14 @@ function ddl(schema: string): string {
       type text NOT NULL,
       event text NOT NULL,
       PRIMARY KEY (session_id, seq)
+    );
+    CREATE TABLE IF NOT EXISTS ${schema}.workers (
+      executor_id text PRIMARY KEY,
+      pid integer NOT NULL,
+      host text NOT NULL,
+      application_version text,
+      started_at timestamptz NOT NULL DEFAULT now(),
+      heartbeat_at timestamptz NOT NULL DEFAULT now()
     );
     INSERT INTO ${schema}.meta (key, value) VALUES ('schema_version', '${SESSION_SCHEMA_VERSION}')
       ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value;
