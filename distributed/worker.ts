@@ -115,6 +115,8 @@ export async function createWorker(options: WorkerOptions): Promise<Worker> {
   const serve = async (delivery: Delivery): Promise<DeliveryOutcome> => {
     const { sessionId } = delivery;
     if (stopping) return stayPending();
+    const what = `session ${sessionId}: ${describeDelivery(delivery)}`;
+    settings.log(`${new Date().toISOString()} ${what} started`);
     const agentOptions = await settings.agent(sessionId);
     const store = await openLeased(sessionId);
     const agent = createAgent({ ...agentOptions, store, resumePending: 'run' });
@@ -141,6 +143,7 @@ export async function createWorker(options: WorkerOptions): Promise<Worker> {
       const turns = agent.log.events.filter((event) => event.type === 'turn/end').length;
       const status = agent.status;
       await agent.dispose();
+      settings.log(`${new Date().toISOString()} ${what} finished (${status}, ${turns} turns)`);
       return { sessionId, status, executorId: settings.executorId, turns };
     } catch (error) {
       await agent.dispose().catch(() => undefined);
@@ -233,6 +236,12 @@ function deliver(agent: Agent, delivery: Delivery): void {
     return;
   }
   throw new Error(`session ${delivery.sessionId}: approval deliveries need the approvals API`);
+}
+
+function describeDelivery(delivery: Delivery): string {
+  return delivery.kind === 'message'
+    ? `message ${delivery.id}`
+    : `approval answer ${delivery.outcome} to ${delivery.requestId}`;
 }
 
 // The step never ends: its workflow stays PENDING for the sweeper to resume on another worker.

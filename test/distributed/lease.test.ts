@@ -36,10 +36,14 @@ async function storedEvents(sessionId: string): Promise<LogEvent[]> {
 
 /** Starts the holder; resolves lines as they arrive. */
 function startHolder(sessionId: string, bodyMs: number) {
-  const child = spawn(process.execPath, ['--import', 'tsx', holderFile, database.url, sessionId, String(bodyMs)], {
-    cwd: root,
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', holderFile, database.url, sessionId, String(bodyMs)],
+    {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   children.add(child);
   const lines: string[] = [];
   const waiters: { line: string; resolve: () => void }[] = [];
@@ -83,13 +87,20 @@ describe('N02 leases and fencing', () => {
     // Paused past its lease (1 s): the next opener takes over and repairs the open turn.
     holder.child.kill('SIGSTOP');
     await new Promise((done) => setTimeout(done, 1_600));
-    const taken = await openPostgresStore({ connectionString: database.url, sessionId, holder: 'n02-parent' });
+    const taken = await openPostgresStore({
+      connectionString: database.url,
+      sessionId,
+      holder: 'n02-parent',
+    });
     expect(taken.repairs[0]).toMatch(/^lease: took over the expired lease of n02-child/);
     const afterTakeover = taken.initialEvents;
     expect(afterTakeover.slice(0, before.length)).toEqual(before);
     const unknown = afterTakeover.find((event) => event.type === 'tool/result');
     expect(unknown?.data).toMatchObject({ callId: 'c1', error: { code: 'TOOL_OUTCOME_UNKNOWN' } });
-    expect(afterTakeover.at(-1)).toMatchObject({ type: 'turn/end', data: { reason: { kind: 'interrupted' } } });
+    expect(afterTakeover.at(-1)).toMatchObject({
+      type: 'turn/end',
+      data: { reason: { kind: 'interrupted' } },
+    });
 
     // SIGCONT: the body finishes, its result is refused (FENCED), no second model request, the agent fails.
     holder.child.kill('SIGCONT');
@@ -104,9 +115,10 @@ describe('N02 leases and fencing', () => {
     expect(stored).toEqual(JSON.parse(JSON.stringify(afterTakeover)));
     expect(checkInvariants(stored, { atRest: true })).toEqual([]);
     await taken.close();
-    const lease = await admin.query('SELECT lease_holder, lease_token FROM seamchart.sessions WHERE id = $1', [
-      sessionId,
-    ]);
+    const lease = await admin.query(
+      'SELECT lease_holder, lease_token FROM seamchart.sessions WHERE id = $1',
+      [sessionId],
+    );
     expect(lease.rows[0]).toEqual({ lease_holder: null, lease_token: '2' });
   }, 60_000);
 });
