@@ -13,6 +13,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { main } from '../../../cli/main.js';
 import type { LogEvent } from '../../../kernel/index.js';
 import {
   checkInvariants,
@@ -25,9 +26,8 @@ import {
   SessionLogError,
   SessionStoreError,
 } from '../../../session/index.js';
-import { main } from '../../../cli/main.js';
-import { captureIO } from '../../e2e/support/captureIO.js';
 import { READ_CHUNK_BYTES } from '../../../session/stores/jsonlParse.js';
+import { captureIO } from '../../e2e/support/captureIO.js';
 import { am, cm, logOf, se, ss, tc, te, tr, ts, um } from './build.js';
 import { faultIo } from './faultIo.js';
 import { header, lineOf, rejection, sessionFiles } from './sessionFiles.js';
@@ -171,7 +171,11 @@ describe('Y02 --break-lock never breaks a live holder on this host', () => {
       const before = readFileSync(path);
       const lockBefore = readFileSync(`${path}.lock`);
       const error = await rejection(openJsonlStore(path, { breakLock: true }));
-      expect(error).toMatchObject({ code: 'SESSION_LOCKED', holderState: 'alive', holder: { pid: child.pid } });
+      expect(error).toMatchObject({
+        code: 'SESSION_LOCKED',
+        holderState: 'alive',
+        holder: { pid: child.pid },
+      });
       expect(error.message).toContain(`process ${child.pid} is still running on this host`);
       expect(error.message).not.toContain('breakLock: true');
       const script = join(directory, 'y02-script.json');
