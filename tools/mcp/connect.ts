@@ -2,7 +2,7 @@ import { createDisposer } from '../../seams/disposer.js';
 import type { Disposer } from '../../seams/types.js';
 import type { ToolDefinition, ToolRegistryCore } from '../types.js';
 import { assertDistinctServers } from './servers.js';
-import type { StartedServer } from './startServer.js';
+import type { StartedServer, StartOptions } from './startServer.js';
 import type { McpServerFailure, McpStdioServer } from './types.js';
 
 /** The tools of the MCP servers that started, and the ones that did not. */
@@ -75,17 +75,12 @@ export async function connectMcpServers(
     for (const attachment of attachments) attachServer(attachment, server);
   };
 
-  const { startMcpServer } = await import('./startServer.js');
-  const outcomes = await Promise.all(
-    servers.map((server) =>
-      startMcpServer(server, {
-        cwd: options.cwd,
-        timeoutMs: options.startTimeoutMs ?? 10_000,
-        clientInfo: options.clientInfo ?? { name: 'seamchart', version: '0' },
-        onToolsChanged,
-      }),
-    ),
-  );
+  const outcomes = await startServers(servers, {
+    cwd: options.cwd,
+    timeoutMs: options.startTimeoutMs ?? 10_000,
+    clientInfo: options.clientInfo ?? { name: 'seamchart', version: '0' },
+    onToolsChanged,
+  });
   const started = outcomes.filter((outcome): outcome is StartedServer => !('failure' in outcome));
   for (const server of started) current.set(server.name, server.tools);
   let closing: Promise<void> | undefined;
@@ -108,4 +103,14 @@ export async function connectMcpServers(
       return closing;
     },
   });
+}
+
+/** Starts every server; with none, the MCP SDK is not even loaded (a run without MCP never loads it). */
+async function startServers(
+  servers: readonly McpStdioServer[],
+  options: StartOptions,
+): Promise<(StartedServer | { failure: McpServerFailure })[]> {
+  if (servers.length === 0) return [];
+  const { startMcpServer } = await import('./startServer.js');
+  return Promise.all(servers.map((server) => startMcpServer(server, options)));
 }
