@@ -14,6 +14,7 @@ export {
   type CodexHooksOptions,
   claudeCodeHooks,
   codexHooks,
+  decidePermission,
   formatCapabilities,
   type HookBridge,
   type HookBridgeOptions,
@@ -21,6 +22,14 @@ export {
   hookInvoked,
   hookResult,
   loadHookPlugins,
+  loadPermissionSet,
+  PERMISSION_MODES,
+  type PermissionDecision,
+  type PermissionMode,
+  type PermissionRequest,
+  type PermissionSet,
+  parsePermissionMode,
+  toolClass,
 } from './bridges/index.js';
 // The shared vocabulary: data shapes, log event schemas, failure codes.
 export * from './kernel/events.js';

@@ -92,9 +92,12 @@ export class SessionLockedError extends Error {
   readonly code = 'SESSION_LOCKED';
   readonly path: string;
   readonly holder: LockHolder;
-  constructor(path: string, holder: LockHolder, message: string) {
+  /** `alive`: the holder runs on this host (never broken); `unknown`: another host or an unreadable lock (`breakLock` may break it). */
+  readonly holderState: 'alive' | 'unknown';
+  constructor(path: string, holder: LockHolder, message: string, holderState: 'alive' | 'unknown' = 'alive') {
     super(message);
     this.path = path;
     this.holder = holder;
+    this.holderState = holderState;
   }
 }

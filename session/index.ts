@@ -19,7 +19,7 @@ export type {
   LedgerOptions,
 } from './invariants/index.js';
 export { checkInvariants, checkLedger, formatViolation, Invariant } from './invariants/index.js';
-export { DEFAULT_MAX_LINE_BYTES } from './limits.js';
+export { DEFAULT_MAX_LINE_BYTES, eventLineBytes } from './limits.js';
 export type { SessionLogOptions } from './log.js';
 export { createSessionLog } from './log.js';
 export type { OpenPosition, RepairOptions, RepairResult } from './repair.js';

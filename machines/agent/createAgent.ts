@@ -7,6 +7,7 @@ import { Seam } from '../../seams/names.js';
 import type { AgentEnvironment, AgentHandle, CancelCause, DeliveryOptions } from '../../seams/types.js';
 import {
   createSessionLog,
+  eventLineBytes,
   lastMessageNumber,
   memoryStore,
   pendingInboxItems,
@@ -14,7 +15,13 @@ import {
 } from '../../session/index.js';
 import type { SessionStore } from '../../session/types.js';
 import { createUsageCounter } from '../../session/usage.js';
-import { createInboxItem, createInjection, freezeJson, type InboxItem } from '../runtime/inbox.js';
+import {
+  createInboxItem,
+  createInjection,
+  freezeJson,
+  type InboxItem,
+  type Injection,
+} from '../runtime/inbox.js';
 import { createReportingScope } from '../runtime/reportingScope.js';
 import type { TurnMachineServices } from '../runtime/services.js';
 import { createActorWithServices } from '../runtime/systemServices.js';
@@ -112,10 +119,9 @@ export function createAgent(rawOptions: AgentOptions): Agent {
   // Ids are unique across the session's life: a resume continues after the log's highest.
   let nextMessage = lastMessageNumber(store.initialEvents);
   const resumed = resumedItems(store.initialEvents, options.resumePending);
+  // Wakes an agent that sits still (idle, or waiting on a tool body); a moving one sees the latch in its guard.
   log.onStoreFailure((error) =>
-    queueMicrotask(() =>
-      send({ type: 'STORE_FAILED', failure: { code: error.code, message: error.message } }),
-    ),
+    send({ type: 'STORE_FAILED', failure: { code: error.code, message: error.message } }),
   );
   const usage = createUsageCounter();
   // A dead actor (error or stopped) takes no events: sending would only warn and drop them.
@@ -184,7 +190,9 @@ export function createAgent(rawOptions: AgentOptions): Agent {
       steer: (content: string | ContentBlock[], opts?: DeliveryOptions) => deliver('steer', content, opts),
       inject(content: string | ContentBlock[], opts?: { source?: MessageSource; meta?: JsonValue }) {
         ensureLive('inject');
-        send({ type: 'INJECT', injection: createInjection(content, opts) });
+        const injection = createInjection(content, opts);
+        refuseOversizedInjection(injection, log.maxLineBytes);
+        send({ type: 'INJECT', injection });
       },
       cancel(cause: CancelCause = { kind: 'user' }, opts: { keepInbox?: boolean } = {}) {
         if (cause === null || typeof cause !== 'object' || !CAUSES.includes(cause.kind)) {
@@ -276,6 +284,18 @@ export function createAgent(rawOptions: AgentOptions): Agent {
   });
   actor.start();
   return agent;
+}
+
+/**
+ * An injection is written later (as an injection turn, or when the batch settles): one whose `context/message`
+ * line could never be written is refused now, idle or mid-batch, so nothing is half-written.
+ */
+function refuseOversizedInjection(injection: Injection, maxLineBytes: number): void {
+  const bytes = eventLineBytes('context/message', injection);
+  if (bytes > maxLineBytes)
+    throw new TypeError(
+      `agent.inject(): its context/message event would take a line of ${bytes} bytes, over maxLineBytes (${maxLineBytes}); inject less content`,
+    );
 }
 
 /** What a resume re-queues: accepted items the log never ran, as messages; they wake the agent only with `'run'`. */
