@@ -52,6 +52,7 @@ export {
   ToolPipelineError,
 } from './tools/index.js';
 export {
+  assertDistinctServers,
   type ConnectMcpOptions,
   connectMcpServers,
   loadMcpConfig,
@@ -59,7 +60,9 @@ export {
   type McpConnection,
   type McpServerFailure,
   type McpStdioServer,
+  type MergedMcpServers,
   mcpToolName,
+  mergeMcpServers,
   parseMcpConfig,
 } from './tools/mcp/index.js';
 export type {
