@@ -62,7 +62,7 @@ export const inspectCommand: CliCommand = {
       throw new UsageError('give a session file or --database-url, not both');
     if (options.databaseUrl !== undefined)
       throw new UsageError(
-        '--database-url: this build has no PostgreSQL session store yet; give a session file',
+        '--database-url: the PostgreSQL store has no read-only (lease-free) read yet; give a session file',
       );
     if (file === undefined) throw new UsageError('give the session file to inspect');
     if (options.port !== undefined && !options.serve) throw new UsageError('--port needs --serve');

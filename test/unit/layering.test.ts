@@ -20,6 +20,8 @@ const layers: Record<string, readonly string[]> = {
   visualize: ['machines'],
   inspect: ['machines', 'session', 'visualize'],
   testing: ['seams', 'session', 'tools', 'model', 'machines'],
+  // Workers and senders of sessions in PostgreSQL: they build agents (machines) over the PostgreSQL store.
+  distributed: ['machines', 'session'],
   entry: [
     'seams',
     'session',
@@ -31,6 +33,7 @@ const layers: Record<string, readonly string[]> = {
     'inspect',
     'testing',
     'process',
+    'distributed',
   ],
   // The CLI is a user of the package: it imports the public entries (index.ts, testing.ts) only.
   cli: ['entry'],
