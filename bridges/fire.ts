@@ -1,5 +1,6 @@
 import type { JsonValue } from '../kernel/index.js';
 import type { AgentHandle, SeamLogger } from '../seams/index.js';
+import type { PermissionMode, PermissionSet } from './claude-code/permissions.js';
 import { capReason, decodeHookOutput } from './codec.js';
 import type { DialectRules } from './dialect.js';
 import { buildHookEnv } from './env.js';
@@ -30,6 +31,15 @@ export interface BridgeRuntime {
   readonly stopContinuationCap: number;
   /** Things that happened at run time worth a line in the capability report. */
   readonly runtimeNotes: string[];
+  /** The settings' `permissions` (Claude), when some file has a block: decides each call with the hooks. */
+  readonly permissions?: BridgePermissions;
+}
+
+/** The merged `permissions` of a Claude bridge and the mode each session runs in. */
+export interface BridgePermissions {
+  readonly set: PermissionSet;
+  /** The session's mode (the set's `defaultMode` unless the host switches it, e.g. ACP session modes). */
+  readonly modeFor: (agentId: string | undefined) => PermissionMode;
 }
 
 /** One firing of an event. */
