@@ -59,6 +59,7 @@ function registerHousekeeping(seams: Seams, kit: ListenerKit): void {
       if (status !== 'disposed') return;
       transcripts?.release(agentId);
       kit.envFiles.release(agentId);
+      kit.background.release(agentId);
     },
     { name: listenerName(kit, 'cleanup') },
   );

@@ -53,6 +53,7 @@ export function fireToolEvent(
     ...(agent !== undefined && turn !== undefined ? { record: { agent, turn } } : {}),
     ...(annotate === undefined ? {} : { annotate }),
     logger: kit.seams.logger,
+    background: { hooks: kit.background, agent },
   });
 }
 
