@@ -31,6 +31,7 @@ export {
   parsePermissionMode,
   toolClass,
 } from './bridges/index.js';
+export * from './distributed/index.js';
 // The shared vocabulary: data shapes, log event schemas, failure codes.
 export * from './kernel/events.js';
 export { describeThrown, TurnFailureCode, toFailure } from './kernel/failure.js';
@@ -51,6 +52,7 @@ export {
   ToolPipelineError,
 } from './tools/index.js';
 export {
+  assertDistinctServers,
   type ConnectMcpOptions,
   connectMcpServers,
   loadMcpConfig,
@@ -58,7 +60,9 @@ export {
   type McpConnection,
   type McpServerFailure,
   type McpStdioServer,
+  type MergedMcpServers,
   mcpToolName,
+  mergeMcpServers,
   parseMcpConfig,
 } from './tools/mcp/index.js';
 export type {

@@ -197,6 +197,8 @@ export async function fireHookEvent(
     handler.args?.map((arg) =>
       arg.replace(/\$\{(CLAUDE_[A-Z_]+)\}/g, (whole, name: string) => hookEnv[name] ?? whole),
     );
+  // Write-ahead: no hook process starts before its `hook/invoked` is committed.
+  await firing.record?.agent.log.barrier?.();
   const runs = await Promise.all(
     handlers.map((handler) => {
       const hookEnv = envFor(handler);

@@ -135,11 +135,13 @@ export const turnSetup = setup({
       }),
     }),
     failRequest: assign({
-      failure: ({ context }) =>
-        context.failure ?? {
-          step: context.step,
-          ...(context.request.lastFailure ?? { message: 'The model request failed' }),
-        },
+      failure: ({ context }) => {
+        // The server's retry-after was for the retry decision; turn/end records message and code.
+        const { retryAfterMs: _wait, ...failure } = context.request.lastFailure ?? {
+          message: 'The model request failed',
+        };
+        return context.failure ?? { step: context.step, ...failure };
+      },
     }),
     recordFailure: assign({
       failure: ({ context }, params: { error: unknown }) =>
