@@ -296,6 +296,14 @@ export function createAgent(rawOptions: AgentOptions): Agent {
       }
     },
   });
+  // Re-queued items are announced before session start, so before the actor starts: XState starts an initial
+  // state's children (the session-start listeners) before it runs its entry actions.
+  for (const { id, content, source, wakeup } of resumed)
+    seams.notify(
+      Seam.inboxEnqueue,
+      { agentId, id, content, source, steering: false, wakeup },
+      containedScope,
+    );
   actor.start();
   return agent;
 }
