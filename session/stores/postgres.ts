@@ -149,7 +149,8 @@ async function openSession(
   let token: number | undefined;
   try {
     const taken = await takeLease(pool, settings, mode, options.takeover === true);
-    token = taken.token;
+    const held = taken.token;
+    token = held;
     const events = taken.created ? [] : await loadEvents(pool, settings);
     const repaired = repairEvents(events);
     const time = new Date().toISOString();
@@ -161,16 +162,17 @@ async function openSession(
         ) as unknown as LogEvent,
     );
     if (synthetic.length > 0) {
-      await fenced(pool, settings, token, (client) =>
+      await fenced(pool, settings, held, (client) =>
         insertEvents(
           client,
           settings,
+          held,
           synthetic.map((event) => ({ seq: event.seq, type: event.type, line: JSON.stringify(event) })),
         ),
       );
     }
     const all = [...events, ...synthetic];
-    return createLiveStore(pool, owned, settings, token, all, [
+    return createLiveStore(pool, owned, settings, held, all, [
       ...taken.repairs,
       ...repaired.repairs,
       ...pendingInboxItems(all).map(
@@ -349,13 +351,15 @@ interface PendingRow {
 async function insertEvents(
   client: PoolClient,
   settings: Settings,
+  token: number,
   rows: readonly PendingRow[],
 ): Promise<void> {
   await client.query(
-    `INSERT INTO ${settings.schema}.events (session_id, seq, type, event)
-       SELECT $1, * FROM unnest($2::bigint[], $3::text[], $4::text[])`,
+    `INSERT INTO ${settings.schema}.events (session_id, lease_token, seq, type, event)
+       SELECT $1, $2, * FROM unnest($3::bigint[], $4::text[], $5::text[])`,
     [
       settings.sessionId,
+      token,
       rows.map((row) => row.seq),
       rows.map((row) => row.type),
       rows.map((row) => row.line),
@@ -452,7 +456,7 @@ function createLiveStore(
     pending = [];
     if (failure !== undefined || batch.length === 0) return;
     try {
-      await fenced(pool, settings, token, (client) => insertEvents(client, settings, batch));
+      await fenced(pool, settings, token, (client) => insertEvents(client, settings, token, batch));
     } catch (error) {
       latch(error);
     }
