@@ -76,6 +76,33 @@ export async function openPostgresStore(options: OpenPostgresStoreOptions): Prom
   return openSession(options, options.create === true ? 'open-or-create' : 'open');
 }
 
+/**
+ * Reads a session's committed events without taking its lease or repairing anything (a live session can be
+ * read while a worker runs it; its last turn may be open).
+ * @param options the pool or connection string, the session id and schema
+ * @example
+ * const events = await readPostgresLog({ connectionString, sessionId: 's1' });
+ * console.log(checkInvariants(events, { open: true }));
+ */
+export async function readPostgresLog(
+  options: Omit<PostgresStoreOptions, 'leaseMs' | 'holder' | 'cwd'>,
+): Promise<LogEvent[]> {
+  const settings = settingsOf(options);
+  const { pool, owned } = await makePool(options);
+  try {
+    await withClient(pool, settings, (client) => requireMigrated(client, settings));
+    const found = await pool.query(`SELECT 1 FROM ${settings.schema}.sessions WHERE id = $1`, [
+      settings.sessionId,
+    ]);
+    if (found.rowCount === 0) {
+      throw new SessionLoadError('NOT_FOUND', settings.where, undefined, `${settings.where} does not exist`);
+    }
+    return await loadEvents(pool, settings);
+  } finally {
+    if (owned) await pool.end().catch(() => undefined);
+  }
+}
+
 interface Settings {
   readonly schema: string;
   readonly sessionId: string;

@@ -12,7 +12,6 @@ import {
   cli,
   createFleet,
   eventually,
-  FAST,
   type Fleet,
   startSender,
   type WorkerProcess,
@@ -72,6 +71,44 @@ function leftoverProcesses(): string[] {
   return found;
 }
 
+/** SIGSTOPs a worker that holds at least one session lease; returns it with the tokens it held. */
+async function pauseAHolder(
+  live: readonly WorkerProcess[],
+): Promise<{ worker: WorkerProcess; heldAtPause: Map<string, number> }> {
+  for (;;) {
+    for (const worker of live) {
+      worker.child.kill('SIGSTOP');
+      const held = await admin.query<{ id: string; lease_token: string }>(
+        'SELECT id, lease_token FROM seamchart.sessions WHERE lease_holder = $1',
+        [worker.executorId],
+      );
+      if (held.rows.length > 0) {
+        return { worker, heldAtPause: new Map(held.rows.map((row) => [row.id, Number(row.lease_token)])) };
+      }
+      worker.child.kill('SIGCONT');
+    }
+    await sleep(100);
+  }
+}
+
+/** Resolves once another worker took over a session the paused worker held. */
+async function takenOver(paused: WorkerProcess, heldAtPause: Map<string, number>): Promise<void> {
+  await eventually(
+    'a session of the paused worker is taken over',
+    async () => {
+      const rows = await admin.query<{ id: string; lease_token: string; lease_holder: string | null }>(
+        'SELECT id, lease_token, lease_holder FROM seamchart.sessions WHERE id = ANY($1)',
+        [[...heldAtPause.keys()]],
+      );
+      return rows.rows.some(
+        (row) => Number(row.lease_token) > heldAtPause.get(row.id)! && row.lease_holder !== paused.executorId,
+      );
+    },
+    120_000,
+  );
+  await sleep(300);
+}
+
 describe('N05 chaos', () => {
   it(`N05 3 workers, ${SESSIONS} sessions × ${MESSAGES} messages, ${KILLS} SIGKILLs and a paused worker: nothing lost, nothing doubled, every log clean`, async () => {
     expect((await cli(['db', 'migrate', '--database-url', database.url])).code).toBe(0);
@@ -105,21 +142,11 @@ describe('N05 chaos', () => {
     for (let kill = 1; kill <= KILLS; kill++) {
       await sleep(2_000);
       if (kill === 2) {
-        await eventually('a worker holds a session', async () => {
-          paused = live.find((worker) => worker.lines.some((line) => line.includes(' started')));
-          return (
-            paused !== undefined &&
-            (await count('SELECT count(*) FROM seamchart.sessions WHERE lease_holder = $1', [
-              paused.executorId,
-            ])) > 0
-          );
-        });
-        const held = paused!;
-        held.child.kill('SIGSTOP');
+        const { worker: held, heldAtPause } = await pauseAHolder(live);
+        paused = held;
         live.splice(live.indexOf(held), 1);
-        // Past its leases and the sweeper's deadAfterMs, and long enough for others to take its sessions over.
-        // It is not a kill candidate any more: it must live to be fenced.
-        void sleep(FAST.leaseMs + FAST.deadAfterMs + 2_500).then(() => held.child.kill('SIGCONT'));
+        // SIGCONT once one of its sessions was taken over (past its lease and the sweeper's deadAfterMs).
+        void takenOver(held, heldAtPause).then(() => held.child.kill('SIGCONT'));
       }
       const victim = live[Math.floor(Math.random() * live.length)]!;
       victim.child.kill('SIGKILL');
