@@ -83,7 +83,8 @@ export async function readSessionFile(path: string, options: ReadSessionOptions 
       reader.push(buffer.subarray(0, bytesRead));
       position += bytesRead;
       // The estimate may be low for a file of many small events: the heap itself is watched as it grows.
-      if (position % MEMORY_CHECK_BYTES < READ_CHUNK_BYTES) refuseOversizedSession(path, stats.size, position);
+      if (position % MEMORY_CHECK_BYTES < READ_CHUNK_BYTES)
+        refuseOversizedSession(path, stats.size, position);
     }
     return { ...reader.finish(), mode: stats.mode & 0o7777 };
   } finally {
