@@ -2,6 +2,7 @@ import { acpCommand } from './acp.js';
 import type { CliCommand } from './command.js';
 import { dbCommand } from './db.js';
 import { hooksCommand } from './hooks.js';
+import { inspectCommand } from './inspect.js';
 import { logCommand } from './log.js';
 import { runCommand } from './run.js';
 import { sendCommand } from './send.js';
@@ -12,6 +13,7 @@ import { workerCommand } from './worker.js';
 export const commands: readonly CliCommand[] = [
   runCommand,
   logCommand,
+  inspectCommand,
   visualizeCommand,
   acpCommand,
   workerCommand,
