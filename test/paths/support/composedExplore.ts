@@ -176,7 +176,15 @@ function recordOrder(world: ComposedWorld, move: string, orders: Map<string, Set
   return mine.length > 0 && theirs.length > 0;
 }
 
-const isSettleMove = (move: string): boolean => move.includes('@') || move === 'time';
+/**
+ * Past the depth the driver makes no new disturbance and settles the oldest wait only (with every outcome it
+ * can have), or lets time pass: the pipeline runs on to the end of the session.
+ */
+function pastDepth(moves: readonly string[]): string[] {
+  const first = moves.find((move) => move.includes('@'));
+  const oldest = first === undefined ? undefined : first.slice(0, first.lastIndexOf(':') + 1);
+  return moves.filter((move) => move === 'time' || (oldest !== undefined && move.startsWith(oldest)));
+}
 
 /** Breadth-first over the composed state key, replaying every move from every new key. */
 export async function exploreComposed(
@@ -212,12 +220,27 @@ export async function exploreComposed(
         if (run.violations.length > 0) failures.push(run);
         if (seen.size > before) {
           longest = Math.max(longest, run.moves.length);
-          // Past the depth, the driver only settles what waits (and lets time pass): no new disturbance.
-          frontier.push(run.moves.length < maxDepth ? run : { ...run, next: run.next.filter(isSettleMove) });
+          frontier.push(run.moves.length < maxDepth ? run : { ...run, next: pastDepth(run.next) });
         }
       }
     }
     return { config, keys: seen.size, checked, replayed, failures, orders, longest };
+  } finally {
+    vi.clearAllTimers();
+    vi.useRealTimers();
+  }
+}
+
+/** One path of the composed agent, given move by move (after the first `followup`), driven to rest and checked. */
+export async function runComposedExample(
+  config: ComposedConfig,
+  moves: readonly string[],
+): Promise<{ run: ComposedRun; coverage: CompositionCoverage }> {
+  const coverage = new CompositionCoverage();
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+  try {
+    const run = await runComposedPath(config, moves, coverage, new Map(), () => true);
+    return { run, coverage };
   } finally {
     vi.clearAllTimers();
     vi.useRealTimers();

@@ -65,7 +65,7 @@ const modelOutcomes = ['text', 'maxTokens', 'parallel', 'exclusive', 'mixed', 'e
 export const outcomesOf: Readonly<Record<string, readonly string[]>> = {
   model: modelOutcomes,
   body: ['ok', 'throw'],
-  flush: ['ok', 'fail'],
+  flush: ['ok', 'fail', 'fsyncFailed'],
   approval: ['allowed-once', 'rejected', 'throw'],
   'agent/session-start': ['ok', 'throw'],
   'agent/prompt-submit': ['allow', 'block', 'throw'],
@@ -114,6 +114,7 @@ export class ComposedWorld {
   private delivered = 0;
   /** Errors a move threw that a user would not expect. */
   readonly surprises: string[] = [];
+  private refuseType: string | undefined;
   private storeMode: 'ok' | 'refuseNext' | 'failed' = 'ok';
   private readonly guardPlan = new Map<string, 'deny' | 'throw'>();
   private readonly actors = new Map<string, { machine: string; id: string; snapshot: AnyMachineSnapshot }>();
@@ -227,12 +228,16 @@ export class ComposedWorld {
         this.used.storeFaults++;
         this.storeMode = 'refuseNext';
         return;
+      default:
+        if (!move.startsWith('refuse:')) throw new Error(`Unknown move "${move}"`);
+        // Examples only: refuse the next write of one event type (the proof refuses the next write, whatever it is).
+        this.used.storeFaults++;
+        this.refuseType = move.slice('refuse:'.length);
+        return;
       case 'failStore':
         this.used.storeFaults++;
         this.storeMode = 'failed';
         return;
-      default:
-        throw new Error(`Unknown move "${move}"`);
     }
   }
 
@@ -397,7 +402,11 @@ export class ComposedWorld {
       sessionId: undefined,
       initialEvents: [],
       repairs: [],
-      write: () => {
+      write: (event) => {
+        if (event.type === this.refuseType) {
+          this.refuseType = undefined;
+          throw new Error(`write of ${event.type} refused once`);
+        }
         if (this.storeMode === 'failed') throw writeFailure;
         if (this.storeMode === 'refuseNext') {
           this.storeMode = 'ok';
@@ -406,8 +415,9 @@ export class ComposedWorld {
       },
       flush: () => {
         const { promise, resolve, reject } = deferred<void>();
+        // `fail` is a one-off failure; `fsyncFailed` latches the store, as a file store's failed fsync does.
         this.wait('flush', 'store', undefined, (outcome) =>
-          outcome === 'ok' ? resolve() : reject(flushFailure),
+          outcome === 'ok' ? resolve() : reject(outcome === 'fail' ? new Error('flush failed once') : flushFailure),
         );
         return promise;
       },
