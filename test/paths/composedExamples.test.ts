@@ -11,18 +11,6 @@ const turnSeams = ['agent/prompt-submit@t1s0:allow', 'agent/pre-step@t1s1:ok', '
 
 const examples: { name: string; config: string; moves: string[]; takes: string }[] = [
   {
-    name: 'a refused steering/message at the next step start closes the turn before pre-step',
-    config: 'turn seams',
-    moves: [
-      ...turnSeams,
-      'agent/post-step@t1s1:ok',
-      'refuse:steering/message',
-      'agent/turn-continuation@t1s1:continue',
-      'agent/turn-stop@t1s0:pass',
-    ],
-    takes: 'turn.open.step.preStep.check —always→ #0',
-  },
-  {
     name: "a refused context/message of the step's FIFO closes the turn before steering is drained",
     config: 'bare',
     moves: ['inject', 'refuse:context/message', 'model@r0:text'],
@@ -39,12 +27,6 @@ const examples: { name: string; config: string; moves: string[]; takes: string }
     config: 'turn seams',
     moves: [...turnSeams, 'agent/post-step@t1s1:ok', 'refuse:context/message', 'inject'],
     takes: 'turn.open.step.continuation.running —always→ #0',
-  },
-  {
-    name: 'a refused continue reason closes the turn before turn-stop',
-    config: 'turn seams',
-    moves: [...turnSeams, 'agent/post-step@t1s1:ok', 'refuse:inbox/accepted', 'agent/turn-continuation@t1s1:continue'],
-    takes: 'turn.open.step.turnStop.check —always→ #0',
   },
   {
     name: 'an injection refused while turn-stop runs closes the turn',
@@ -72,7 +54,9 @@ describe('E05 examples: the composed agent beyond the proof bounds', () => {
       const { run, coverage } = await runComposedExample(config(example.config), example.moves);
       expect(coverage.transitions.get('turn') ?? new Set()).toContain(example.takes);
       // Sound, but for the known findings this refusal triggers (reported in E04 too).
-      expect(run.violations.filter((violation) => knownFindingOf(violation, example.moves) === undefined)).toEqual([]);
+      expect(
+        run.violations.filter((violation) => knownFindingOf(violation, example.moves) === undefined),
+      ).toEqual([]);
     });
   }
 });

@@ -60,6 +60,12 @@ export const knownFindings: readonly { name: string; triggers: readonly string[]
     pattern: /\[(TURN_ALREADY_OPEN|TURNS_UNBALANCED)\]/,
   },
   {
+    // e.g. turn seams: followup dispose — disposed while prompt-submit runs: turn/start then turn/end{disposed}.
+    name: 'a message whose turn is disposed during prompt-submit never ends in the inbox log',
+    triggers: ['dispose'],
+    pattern: /\[NEVER_ENDED\]/,
+  },
+  {
     // A refused append inside an action run from another actor's custom action (a forwarded CANCEL).
     name: "the turn's `contained` calls enqueue.assign while a parent's custom action runs: XState warns",
     triggers: ['refuse', 'failStore'],
@@ -90,7 +96,7 @@ export function knownFindingOf(violation: string, moves: readonly string[]) {
 export const unreachable: readonly { what: string; why: string; coveredBy: string }[] = [
   {
     what: 'toolBatch.skippingCrashed',
-    why: 'a stepped call\'s machine dying: every outside failure is contained by the call',
+    why: "a stepped call's machine dying: every outside failure is contained by the call",
     coveredBy: 'G01 toolBatch: shortest paths over every batch configuration',
   },
   {
@@ -115,8 +121,9 @@ export const unreachable: readonly { what: string; why: string; coveredBy: strin
   },
   {
     what: 'turn.open.step.postBatchSteering —always→ #0',
-    why: 'a refused context/message of the step\'s FIFO: the proof refuses the next write, here assistant/message',
-    coveredBy: 'E05 example: a refused context/message of the step\'s FIFO closes the turn before steering is drained',
+    why: "a refused context/message of the step's FIFO: the proof refuses the next write, here assistant/message",
+    coveredBy:
+      "E05 example: a refused context/message of the step's FIFO closes the turn before steering is drained",
   },
   {
     what: 'turn.open.step.postStep.check —always→ #0',
@@ -155,7 +162,7 @@ export const unreachable: readonly { what: string; why: string; coveredBy: strin
   },
   {
     what: 'toolBatch —call.error→ #0',
-    why: 'a stepped call\'s machine dying (internal)',
+    why: "a stepped call's machine dying (internal)",
     coveredBy: 'G01 toolBatch: shortest paths over every batch configuration',
   },
   {
@@ -165,12 +172,12 @@ export const unreachable: readonly { what: string; why: string; coveredBy: strin
   },
   {
     what: 'toolBatch.scheduling —always→ #1',
-    why: 'a crashed call at the cursor: a call\'s machine dying (internal)',
+    why: "a crashed call at the cursor: a call's machine dying (internal)",
     coveredBy: 'G01 toolBatch: shortest paths over every batch configuration',
   },
   {
     what: 'toolBatch.waiting —call.error→ #0',
-    why: 'a stepped call\'s machine dying (internal)',
+    why: "a stepped call's machine dying (internal)",
     coveredBy: 'G01 toolBatch: shortest paths over every batch configuration',
   },
   {
@@ -180,12 +187,12 @@ export const unreachable: readonly { what: string; why: string; coveredBy: strin
   },
   {
     what: 'toolBatch.classifying —classify.error→ #0',
-    why: 'the proof\'s tools declare a fixed concurrency (no throwing concurrency function)',
+    why: "the proof's tools declare a fixed concurrency (no throwing concurrency function)",
     coveredBy: 'G01 toolBatch: shortest paths over every batch configuration',
   },
   {
     what: 'toolBatch.placing —always→ #0',
-    why: 'a crashed call at the cursor: a call\'s machine dying (internal)',
+    why: "a crashed call at the cursor: a call's machine dying (internal)",
     coveredBy: 'G01 toolBatch: shortest paths over every batch configuration',
   },
   {
@@ -195,12 +202,12 @@ export const unreachable: readonly { what: string; why: string; coveredBy: strin
   },
   {
     what: 'toolBatch.committing —call.error→ #0',
-    why: 'a stepped call\'s machine dying (internal)',
+    why: "a stepped call's machine dying (internal)",
     coveredBy: 'G01 toolBatch: shortest paths over every batch configuration',
   },
   {
     what: 'toolBatch.skippingCrashed —always→ #0',
-    why: 'a stepped call\'s machine dying (internal)',
+    why: "a stepped call's machine dying (internal)",
     coveredBy: 'G01 toolBatch: shortest paths over every batch configuration',
   },
 ];

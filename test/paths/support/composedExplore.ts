@@ -34,7 +34,8 @@ export function allTransitionNames(machine: AnyStateMachine): string[] {
   const names: string[] = [];
   const walk = (node: NodeLike): void => {
     for (const transition of node.always ?? []) names.push(transitionName(transition));
-    for (const list of node.transitions.values()) for (const transition of list) names.push(transitionName(transition));
+    for (const list of node.transitions.values())
+      for (const transition of list) names.push(transitionName(transition));
     for (const child of Object.values(node.states)) walk(child);
   };
   walk(machine.root as unknown as NodeLike);
@@ -51,7 +52,7 @@ export class CompositionCoverage {
     if (event.type !== '@xstate.snapshot' && event.type !== '@xstate.microstep') return;
     const snapshot = event.snapshot as AnyMachineSnapshot;
     const machine = (snapshot as { machine?: AnyStateMachine }).machine;
-    if (machine === undefined || snapshot.status !== 'active' && snapshot.status !== 'done') return;
+    if (machine === undefined || (snapshot.status !== 'active' && snapshot.status !== 'done')) return;
     const id = machine.id;
     const valueKey = `${id}:${JSON.stringify(snapshot.value)}`;
     if (!this.seenValues.has(valueKey)) {
@@ -118,6 +119,7 @@ export async function runComposedPath(
   coverage: CompositionCoverage,
   orders: Map<string, Set<string>>,
   check: (key: string, ordered: boolean) => boolean,
+  orderDepth = Number.POSITIVE_INFINITY,
 ): Promise<ComposedRun> {
   vi.clearAllTimers();
   const world = new ComposedWorld(config, coverage.observe);
@@ -131,8 +133,9 @@ export async function runComposedPath(
     world.apply('followup');
     await world.settle();
     let ordered = false;
-    for (const move of moves) {
-      ordered = recordOrder(world, move, orders);
+    for (const [index, move] of moves.entries()) {
+      // Orders are recorded within the depth, where every move is tried.
+      ordered = index < orderDepth && recordOrder(world, move, orders);
       if (move === 'time') advance();
       else world.apply(move);
       await world.settle();
@@ -212,7 +215,7 @@ export async function exploreComposed(
       const node = frontier.shift()!;
       for (const move of node.next) {
         const before = seen.size;
-        const run = await runComposedPath(config, [...node.moves, move], coverage, orders, check);
+        const run = await runComposedPath(config, [...node.moves, move], coverage, orders, check, maxDepth);
         replayed++;
         if (process.env.COMPOSED_PROGRESS && replayed % 500 === 0)
           console.log(`${config.name}: ${replayed} replayed, ${seen.size} keys, depth ${run.moves.length}`);

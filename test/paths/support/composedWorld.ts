@@ -12,8 +12,8 @@ import {
   defineTool,
   formatViolation,
   type LogEvent,
-  type ModelStep,
   ModelRequestError,
+  type ModelStep,
   type Seams,
   type SessionStore,
   SessionStoreError,
@@ -228,15 +228,15 @@ export class ComposedWorld {
         this.used.storeFaults++;
         this.storeMode = 'refuseNext';
         return;
+      case 'failStore':
+        this.used.storeFaults++;
+        this.storeMode = 'failed';
+        return;
       default:
         if (!move.startsWith('refuse:')) throw new Error(`Unknown move "${move}"`);
         // Examples only: refuse the next write of one event type (the proof refuses the next write, whatever it is).
         this.used.storeFaults++;
         this.refuseType = move.slice('refuse:'.length);
-        return;
-      case 'failStore':
-        this.used.storeFaults++;
-        this.storeMode = 'failed';
         return;
     }
   }
@@ -247,7 +247,9 @@ export class ComposedWorld {
     const live = [...this.actors.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     for (const actor of live) {
       if (actor.snapshot.status !== 'active') continue;
-      (states[actor.machine] ??= []).push(actor.snapshot.value);
+      const list = states[actor.machine] ?? [];
+      list.push(actor.snapshot.value);
+      states[actor.machine] = list;
     }
     return states;
   }
@@ -267,7 +269,10 @@ export class ComposedWorld {
         open = true;
       } else if (event.type === 'turn/end') open = false;
       else if (event.type === 'step/start') steps++;
-      else if (event.type === 'assistant/message' && (event.data as { finish?: string }).finish === 'max-tokens')
+      else if (
+        event.type === 'assistant/message' &&
+        (event.data as { finish?: string }).finish === 'max-tokens'
+      )
         maxTokens = true;
     }
     return `${steps}|${maxTokens}|${open}`;
@@ -417,7 +422,9 @@ export class ComposedWorld {
         const { promise, resolve, reject } = deferred<void>();
         // `fail` is a one-off failure; `fsyncFailed` latches the store, as a file store's failed fsync does.
         this.wait('flush', 'store', undefined, (outcome) =>
-          outcome === 'ok' ? resolve() : reject(outcome === 'fail' ? new Error('flush failed once') : flushFailure),
+          outcome === 'ok'
+            ? resolve()
+            : reject(outcome === 'fail' ? new Error('flush failed once') : flushFailure),
         );
         return promise;
       },
@@ -430,8 +437,11 @@ export class ComposedWorld {
     for (const seam of this.config.seams) {
       const listener = (ctx: any, next?: () => Promise<unknown>): Promise<unknown> => {
         const { promise, resolve, reject } = deferred<unknown>();
-        const who =
-          seam.startsWith('tools/') ? (ctx.callId ?? ctx.exec?.callId) : seam === 'agent/session-start' ? 'agent' : owner(ctx);
+        const who = seam.startsWith('tools/')
+          ? (ctx.callId ?? ctx.exec?.callId)
+          : seam === 'agent/session-start'
+            ? 'agent'
+            : owner(ctx);
         this.wait(seam, who, ctx.signal ?? ctx.exec?.signal, (outcome) => {
           if (outcome === 'throw') return reject(new Error(`listener on ${seam} threw`));
           const decided = this.decide(seam, outcome, ctx);
