@@ -5,6 +5,7 @@ import type {
   ToolCallBlock,
   TurnEndReason,
 } from '../kernel/index.js';
+import { findSuspension } from './approvals/suspension.js';
 import { sumUsage } from './usage.js';
 
 /** Where the log was open when it stopped: the turn and its last step (0 before step 1). */
@@ -31,7 +32,7 @@ const DEFAULT_MESSAGE =
   'The session stopped before this tool call recorded a result; its outcome is unknown.';
 
 /**
- * Closes whatever the log left open: gives every started or announced tool call of the open step a
+ * Closes whatever the log left open (a turn suspended on deferred approvals is left as it is): gives every started or announced tool call of the open step a
  * `TOOL_OUTCOME_UNKNOWN` result, closes the step, then closes the turn.
  * Pure: returns the events to append; used by crash repair on load and by a parent closing a dead child's turn.
  * @param events the log so far (validated events, seq order)
@@ -42,7 +43,8 @@ const DEFAULT_MESSAGE =
  */
 export function repairEvents(events: readonly LogEvent[], options: RepairOptions = {}): RepairResult {
   const open = findOpenTurn(events);
-  if (open === undefined) return { events: [], repairs: [] };
+  // A suspended turn is not a crash: it stays open on disk until an agent resumes it (approvals.md).
+  if (open === undefined || findSuspension(events) !== undefined) return { events: [], repairs: [] };
   const drafts: CoreEventDraft[] = [];
   const repairs: string[] = [];
   const { turn } = open;

@@ -4,6 +4,7 @@ import { TurnFailureCode, toFailure } from '../../kernel/index.js';
 import type { AgentStatus, CancelCause, NotifySeamName, SeamCtx } from '../../seams/types.js';
 import { SessionLogError } from '../../session/errors.js';
 import { repairEvents } from '../../session/repair.js';
+import { appendHeldContext } from './resume.js';
 import type { SessionLog } from '../../session/types.js';
 import type { DiscardEntry, InboxItem, Injection } from '../runtime/inbox.js';
 import { liveHandlesOf } from '../runtime/liveHandles.js';
@@ -64,6 +65,7 @@ export interface AgentActionImplementations {
   recordTurnDiscards: Effect<{ output: TurnOutput }>;
   announceResumed: Effect;
   writeInjectionTurn: Effect<{ injection: Injection }>;
+  appendHeldContext: Effect<{ injection: Injection }>;
   writeHeldInjections: Effect;
   closeTurnScope: Effect;
   repairTurn: Effect<{ error: unknown }>;
@@ -213,6 +215,9 @@ export function createAgentActions(
     }),
     writeInjectionTurn: contained('inject', ({ self, services }, params: { injection: Injection }) => {
       writeInjectionTurn(services, params.injection, self);
+    }),
+    appendHeldContext: contained('inject', ({ services }, params: { injection: Injection }) => {
+      appendHeldContext(services, params.injection);
     }),
     writeHeldInjections: contained('inject', ({ context, self, services }) => {
       for (const injection of context.held) writeInjectionTurn(services, injection, self);

@@ -59,6 +59,10 @@ export const agentSetup = setup({
     recordTurnDiscards: (_, _params: { output: TurnOutput }) => {},
     announceResumed: noop,
     writeInjectionTurn: (_, _params: { injection: Injection }) => {},
+    // While suspended, an inject() joins the suspended step's held contexts (`turn/held-context`).
+    appendHeldContext: (_, _params: { injection: Injection }) => {},
+    // Once provided, opens the resume's run scope and reads its input from the log (a cancel answers `cancelled` first).
+    openResumeScope: (_, _params: { cancel: { cause: CancelCause; keepInbox: boolean } | null }) => {},
     writeHeldInjections: noop,
     closeTurnScope: noop,
     repairTurn: (_, _params: { error: unknown }) => {},
@@ -93,6 +97,9 @@ export const agentSetup = setup({
     ),
     markDiscardLeftover: assign({ discardLeftover: true }),
     markDisposing: assign({ disposing: true }),
+    setSuspension: assign({
+      suspension: (_, params: { suspension: AgentContext['suspension'] }) => params.suspension,
+    }),
     markStoreFailed: assign({ storeFailed: (_, params: { failure: StoreFailure }) => params.failure }),
     setKeepInboxOnDispose: assign({
       keepInboxOnDispose: (_, params: { keepInbox: boolean }) => params.keepInbox,
@@ -138,6 +145,8 @@ export const agentSetup = setup({
       event.type === 'CANCEL' && !event.keepInbox && context.queued.length > 0,
     isDisposing: ({ context }) => context.disposing,
     storeFailed: ({ context }) => context.storeFailed !== null,
+    isSuspended: ({ context }) => context.suspension !== 'none',
+    suspensionAnswered: ({ context }) => context.suspension === 'answered',
   },
   delays: {
     sessionStartTimeout: 60_000,
