@@ -198,7 +198,12 @@ export function isInboxEventType(type: string): type is 'inbox/accepted' | 'inbo
 /** The log-only events of deferred approvals and suspended turns: inside a turn, never model-visible. */
 export function isApprovalEventType(
   type: string,
-): type is 'approval/requested' | 'approval/resolved' | 'turn/suspended' | 'turn/resumed' | 'turn/held-context' {
+): type is
+  | 'approval/requested'
+  | 'approval/resolved'
+  | 'turn/suspended'
+  | 'turn/resumed'
+  | 'turn/held-context' {
   return (
     type === 'approval/requested' ||
     type === 'approval/resolved' ||

@@ -135,7 +135,13 @@ export type RequestErrorDecision = z.infer<typeof RequestErrorDecisionSchema>;
 export const SessionStartSourceSchema = z.enum(['startup', 'resume', 'clear', 'compact']);
 export type SessionStartSource = z.infer<typeof SessionStartSourceSchema>;
 
-export const ApprovalOutcomeSchema = z.enum(['allowed-once', 'rejected', 'cancelled', 'unavailable', 'deferred']);
+export const ApprovalOutcomeSchema = z.enum([
+  'allowed-once',
+  'rejected',
+  'cancelled',
+  'unavailable',
+  'deferred',
+]);
 export type ApprovalOutcome = z.infer<typeof ApprovalOutcomeSchema>;
 
 /** What a `tools/approval` listener decides; `remember: 'tool'` asks the answerer to keep it for that tool. */

@@ -121,7 +121,10 @@ export const agentMachine = agentSetup.createMachine({
         SEND: { actions: enqueueAs(false) },
         QUEUE: { actions: enqueueAs(false) },
         STEER: {
-          actions: { type: 'notifyEnqueue', params: ({ event }) => ({ item: itemOf(event), steering: true }) },
+          actions: {
+            type: 'notifyEnqueue',
+            params: ({ event }) => ({ item: itemOf(event), steering: true }),
+          },
         },
         INJECT: {
           actions: { type: 'appendHeldContext', params: ({ event }) => ({ injection: event.injection }) },

@@ -1,6 +1,6 @@
 import { callKeyOf } from './toolBatch/rules.js';
-import type { ToolBatchInput } from './toolBatch/types.js';
 import { toolBatchSetup } from './toolBatch/setup.js';
+import type { ToolBatchInput } from './toolBatch/types.js';
 
 export { graphEvents } from './toolBatch/graph.js';
 

@@ -257,7 +257,10 @@ export const toolCallMachine = toolCallSetup.createMachine({
               target: '#toolCall.preExecute',
               actions: 'clearResume',
             },
-            { target: 'waiting', actions: ['markPrepared', { type: 'reportToBatch', params: { report: 'HELD' } }] },
+            {
+              target: 'waiting',
+              actions: ['markPrepared', { type: 'reportToBatch', params: { report: 'HELD' } }],
+            },
           ],
         },
         waiting: {},

@@ -246,7 +246,10 @@ export const turnMachine = turnSetup.createMachine({
                       {
                         guard: 'batchSuspended',
                         target: '#turn.open.step.suspended',
-                        actions: { type: 'appendTurnSuspended', params: ({ event }) => ({ output: event.output }) },
+                        actions: {
+                          type: 'appendTurnSuspended',
+                          params: ({ event }) => ({ output: event.output }),
+                        },
                       },
                       { target: '#turn.open.step.postBatchSteering', actions: flushStepFifo },
                     ],
@@ -310,7 +313,11 @@ export const turnMachine = turnSetup.createMachine({
                 resuming: {
                   always: [
                     // A cancel of the suspension: the batch re-enters aborted and the turn ends `aborted`.
-                    { guard: 'resumeCancels', target: '#turn.open.step.inFlight.tools', actions: 'takeResume' },
+                    {
+                      guard: 'resumeCancels',
+                      target: '#turn.open.step.inFlight.tools',
+                      actions: 'takeResume',
+                    },
                     {
                       target: '#turn.open.step.inFlight.tools',
                       actions: ['takeResume', 'appendTurnResumed'],

@@ -28,6 +28,9 @@ export interface RepairResult {
   readonly repairs: readonly string[];
 }
 
+const PARKED_MESSAGE =
+  'The session stopped while this tool call waited for approval; it never ran.';
+
 const DEFAULT_MESSAGE =
   'The session stopped before this tool call recorded a result; its outcome is unknown.';
 
@@ -55,6 +58,8 @@ export function repairEvents(events: readonly LogEvent[], options: RepairOptions
     const stepEvents = events.slice(from);
     const calls = new Map<string, CoreEventData<'tool/call'>>();
     const results = new Set<string>();
+    // Calls waiting on a deferred approval nobody granted: provably never dispatched.
+    const parked = new Map<string, string>();
     let blocks: ToolCallBlock[] = [];
     for (const event of stepEvents) {
       if (event.type === 'assistant/message') {
@@ -65,19 +70,39 @@ export function repairEvents(events: readonly LogEvent[], options: RepairOptions
         calls.set(data.callId, data);
       } else if (event.type === 'tool/result') {
         results.add((event.data as CoreEventData<'tool/result'>).callId);
+      } else if (event.type === 'approval/requested') {
+        const data = event.data as CoreEventData<'approval/requested'>;
+        parked.set(data.callId, data.requestId);
+      } else if (event.type === 'approval/resolved') {
+        const data = event.data as CoreEventData<'approval/resolved'>;
+        if (data.outcome !== 'allowed-once') continue;
+        for (const [callId, requestId] of parked) if (requestId === data.requestId) parked.delete(callId);
       }
     }
-    const unknownResult = (callId: string): CoreEventDraft => ({
-      type: 'tool/result',
-      data: {
-        turn,
-        step,
-        callId,
-        content: [{ type: 'text', text: message }],
-        isError: true,
-        error: { code: 'TOOL_OUTCOME_UNKNOWN', message },
-      },
-    });
+    const unknownResult = (callId: string): CoreEventDraft =>
+      parked.has(callId)
+        ? {
+            type: 'tool/result',
+            data: {
+              turn,
+              step,
+              callId,
+              content: [{ type: 'text', text: PARKED_MESSAGE }],
+              isError: true,
+              error: { code: 'ABORTED_BEFORE_DISPATCH', message: PARKED_MESSAGE },
+            },
+          }
+        : {
+            type: 'tool/result',
+            data: {
+              turn,
+              step,
+              callId,
+              content: [{ type: 'text', text: message }],
+              isError: true,
+              error: { code: 'TOOL_OUTCOME_UNKNOWN', message },
+            },
+          };
     // Model order first, so the synthetic results keep the order invariant 5 asks for.
     for (const block of blocks) {
       if (results.has(block.id)) continue;

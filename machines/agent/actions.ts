@@ -4,7 +4,6 @@ import { TurnFailureCode, toFailure } from '../../kernel/index.js';
 import type { AgentStatus, CancelCause, NotifySeamName, SeamCtx } from '../../seams/types.js';
 import { SessionLogError } from '../../session/errors.js';
 import { repairEvents } from '../../session/repair.js';
-import { appendHeldContext } from './resume.js';
 import type { SessionLog } from '../../session/types.js';
 import type { DiscardEntry, InboxItem, Injection } from '../runtime/inbox.js';
 import { liveHandlesOf } from '../runtime/liveHandles.js';
@@ -16,6 +15,7 @@ import {
 import { sendToLive } from '../runtime/sendToLiveChild.js';
 import type { ServicesResolver } from '../runtime/systemServices.js';
 import type { TurnOutput } from '../turn/types.js';
+import { appendHeldContext } from './resume.js';
 import type { AgentContext, AgentEvent, AgentMachineServices } from './types.js';
 
 interface Args {

@@ -25,7 +25,10 @@ export interface ResolveApprovalOptions {
 /** The two approval methods of an agent. */
 export interface ApprovalDesk {
   approvals(): PendingApproval[];
-  resolveApproval(requestId: string, answer: ResolveApprovalOptions): Promise<CoreEventData<'approval/resolved'>>;
+  resolveApproval(
+    requestId: string,
+    answer: ResolveApprovalOptions,
+  ): Promise<CoreEventData<'approval/resolved'>>;
 }
 
 /** What the desk reads and tells: the log, the agent's status, and how to wake the suspended turn. */
@@ -101,7 +104,9 @@ export function createApprovalDesk(ports: ApprovalDeskPorts): ApprovalDesk {
 
 function validateAnswer(requestId: unknown, raw: unknown): ApprovalAnswerInput {
   if (typeof requestId !== 'string' || requestId === '')
-    throw new TypeError(`agent.resolveApproval(): expected a request id (string), got ${describeReceived(requestId)}`);
+    throw new TypeError(
+      `agent.resolveApproval(): expected a request id (string), got ${describeReceived(requestId)}`,
+    );
   if (raw === null || typeof raw !== 'object')
     throw new TypeError(
       `agent.resolveApproval(): expected { outcome: 'allowed-once' | 'rejected', reason?, by?, argsHash? }, got ${describeReceived(raw)}`,
@@ -117,7 +122,9 @@ function validateAnswer(requestId: unknown, raw: unknown): ApprovalAnswerInput {
     ['argsHash', argsHash],
   ] as const) {
     if (value !== undefined && typeof value !== 'string')
-      throw new TypeError(`agent.resolveApproval(): expected \`${name}\` to be a string, got ${describeReceived(value)}`);
+      throw new TypeError(
+        `agent.resolveApproval(): expected \`${name}\` to be a string, got ${describeReceived(value)}`,
+      );
   }
   return {
     outcome,

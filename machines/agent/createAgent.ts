@@ -28,24 +28,24 @@ import { createInboxItem, createInjection, freezeJson, type InboxItem } from '..
 import { createReportingScope } from '../runtime/reportingScope.js';
 import type { TurnMachineServices } from '../runtime/services.js';
 import { createActorWithServices } from '../runtime/systemServices.js';
-import { createBudgetedReporter } from './errorBudget.js';
-import { AgentLog, LiveAgent } from './handle.js';
-import type { createAgentLogic } from './logic.js';
-import { sharedAgentLogic } from './logic.js';
-import { type AgentOptions, type ResolvedAgentOptions, resolveAgentOptions } from './options.js';
 import {
   type ApprovalDesk,
   createApprovalDesk,
   type PendingApproval,
   type ResolveApprovalOptions,
 } from './approvalDesk.js';
+import { createBudgetedReporter } from './errorBudget.js';
+import { AgentLog, LiveAgent } from './handle.js';
+import type { createAgentLogic } from './logic.js';
+import { sharedAgentLogic } from './logic.js';
+import { type AgentOptions, type ResolvedAgentOptions, resolveAgentOptions } from './options.js';
 import { suspendedSteering } from './resume.js';
 import { type AgentStreamItem, type AgentStreamOptions, createAgentStream } from './stream.js';
 import type { AgentEvent, AgentMachineServices } from './types.js';
 
+export type { PendingApproval, ResolveApprovalOptions } from './approvalDesk.js';
 export type { AgentOptions } from './options.js';
 export type { AgentStreamItem, AgentStreamOptions } from './stream.js';
-export type { PendingApproval, ResolveApprovalOptions } from './approvalDesk.js';
 
 /** What `resolveApproval` recorded (`approval/resolved`). */
 export type ApprovalResolution = CoreEventData<'approval/resolved'>;
@@ -342,16 +342,18 @@ export function createAgent(rawOptions: AgentOptions): Agent {
 function resumedItems(events: Agent['log']['events'], mode: 'queue' | 'run'): InboxItem[] {
   const suspension = findSuspension(events);
   const owed = new Set(suspension ? suspendedSteering(events, suspension).map((item) => item.id) : []);
-  return pendingInboxItems(events).filter(({ accepted }) => !owed.has(accepted.id)).map(({ accepted }) =>
-    freezeJson({
-      id: accepted.id,
-      content: accepted.content,
-      source: accepted.source,
-      contexts: accepted.contexts ?? [],
-      ...(accepted.meta === undefined ? {} : { meta: accepted.meta }),
-      wakeup: mode === 'run',
-    }),
-  );
+  return pendingInboxItems(events)
+    .filter(({ accepted }) => !owed.has(accepted.id))
+    .map(({ accepted }) =>
+      freezeJson({
+        id: accepted.id,
+        content: accepted.content,
+        source: accepted.source,
+        contexts: accepted.contexts ?? [],
+        ...(accepted.meta === undefined ? {} : { meta: accepted.meta }),
+        wakeup: mode === 'run',
+      }),
+    );
 }
 
 /** Resolves when the actor sits in `idle` (no waking item queued) or has finished. */

@@ -143,7 +143,9 @@ export function resolveAgentOptions(rawOptions: unknown): ResolvedAgentOptions {
     throw new TypeError(
       "Expected the `store` option of createAgent() to outlive the process with `approval: 'defer'` " +
         '(a deferred approval is answered later, maybe by another process), got ' +
-        (options.store === undefined ? 'no store (memoryStore)' : 'a store that keeps nothing (memoryStore)') +
+        (options.store === undefined
+          ? 'no store (memoryStore)'
+          : 'a store that keeps nothing (memoryStore)') +
         '; use createJsonlStore() or openJsonlStore()',
     );
   }

@@ -110,7 +110,9 @@ export function createToolBatchActions(
     const wait = context.waiting[context.cursor];
     if (wait?.kind === 'parked' && !wait.answered && wait.requestId !== '') {
       const requested = requireLog(servicesOf(args)).events.findLast(
-        (event) => event.type === 'approval/requested' && (event.data as { requestId: string }).requestId === wait.requestId,
+        (event) =>
+          event.type === 'approval/requested' &&
+          (event.data as { requestId: string }).requestId === wait.requestId,
       );
       if (requested) {
         requireLog(servicesOf(args)).appendCore('approval/resolved', {
@@ -130,7 +132,11 @@ export function createToolBatchActions(
   const resumeOf = (context: ToolBatchContext, index: number): ToolCallResume | undefined => {
     const slot = context.resume?.[index];
     if (slot?.kind === 'parked')
-      return { as: 'parked', requestId: slot.requestId, answer: slot.answer === null ? null : { ...slot.answer } };
+      return {
+        as: 'parked',
+        requestId: slot.requestId,
+        answer: slot.answer === null ? null : { ...slot.answer },
+      };
     if (slot?.kind === 'held') return { as: 'held' };
     return undefined;
   };
@@ -178,7 +184,10 @@ export function createToolBatchActions(
       try {
         wait = recordRequest({ context, self, system }, index, event.request);
       } catch (error) {
-        self.send({ type: 'INTERNAL_ERROR', message: `Recording approval/requested failed: ${describeThrown(error)}` });
+        self.send({
+          type: 'INTERNAL_ERROR',
+          message: `Recording approval/requested failed: ${describeThrown(error)}`,
+        });
         wait = { kind: 'parked', requestId: '', answered: false };
       }
       enqueue.assign({

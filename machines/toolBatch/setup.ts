@@ -30,8 +30,11 @@ function markWaiting(
   const index = callIndexOf(context, event);
   if (index === null) return {};
   const request = (event as { request?: { requestId: string | null; answered: boolean } }).request;
-  const next: CallWait | null =
-    wait ?? { kind: 'parked', requestId: request?.requestId ?? '', answered: request?.answered ?? false };
+  const next: CallWait | null = wait ?? {
+    kind: 'parked',
+    requestId: request?.requestId ?? '',
+    answered: request?.answered ?? false,
+  };
   return {
     waiting: context.waiting.map((w, i) => (i === index ? next : w)),
     preparing: context.preparing === index ? null : context.preparing,

@@ -199,7 +199,9 @@ export function toolBatchInputOf({ context }: { context: TurnContext }): ToolBat
   const { resume } = context;
   const base = { scopeKey, turn, step: context.step, calls: [...context.thisStep.calls], maxParallel };
   // A resumed step's batch re-enters from the log's slots (aborted when the resume is a cancel).
-  return resume === null ? base : { ...base, resume: { slots: resume.slots, aborted: resume.cancel !== null } };
+  return resume === null
+    ? base
+    : { ...base, resume: { slots: resume.slots, aborted: resume.cancel !== null } };
 }
 
 export function continuationInputOf({ context }: { context: TurnContext }): ContinuationInput {

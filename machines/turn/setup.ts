@@ -146,8 +146,12 @@ export const turnSetup = setup({
     }),
     recordRejected: assign({ rejected: (_, params: { reason: string }) => params.reason }),
     recordCancel: assign(({ context }, params: { cause: CancelCause; keepInbox: boolean }) => ({
-      // First cause wins, except that disposal overrides an earlier user cancel.
-      cancel: context.cancel === null || params.cause.kind === 'disposed' ? params.cause : context.cancel,
+      // First cause wins, except that disposal overrides an earlier user cancel (not the cancel that ended
+      // a suspension: that turn ends `aborted`, approvals.md).
+      cancel:
+        context.cancel === null || (params.cause.kind === 'disposed' && !context.input.resume?.cancel)
+          ? params.cause
+          : context.cancel,
       ...dropSteering(context, params.keepInbox),
     })),
     dropPendingSteering: assign(({ context }, params: { keepInbox: boolean }) =>

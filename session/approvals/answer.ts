@@ -78,7 +78,10 @@ export function planApprovalAnswer(
  * @param events the session log
  * @param now the current time
  */
-export function expiredApprovals(events: readonly LogEvent[], now: Date): CoreEventData<'approval/resolved'>[] {
+export function expiredApprovals(
+  events: readonly LogEvent[],
+  now: Date,
+): CoreEventData<'approval/resolved'>[] {
   const suspension = findSuspension(events);
   if (suspension === undefined) return [];
   return suspension.pending

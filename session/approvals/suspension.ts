@@ -35,7 +35,10 @@ export interface Suspension {
 /** What may follow `turn/suspended` while the turn stays suspended (answers, held contexts, the inbox, plugin events). */
 function keepsSuspended(type: string): boolean {
   return (
-    type === 'approval/resolved' || type === 'turn/held-context' || isInboxEventType(type) || !isCoreEventType(type)
+    type === 'approval/resolved' ||
+    type === 'turn/held-context' ||
+    isInboxEventType(type) ||
+    !isCoreEventType(type)
   );
 }
 
@@ -68,7 +71,8 @@ export function findSuspension(events: readonly LogEvent[]): Suspension | undefi
     const event = events[index]!;
     if (event.type === 'approval/requested') {
       const request = event.data as Requested;
-      if (request.turn === turn && request.step === step) byId.set(request.requestId, { request, resolution: undefined });
+      if (request.turn === turn && request.step === step)
+        byId.set(request.requestId, { request, resolution: undefined });
     } else if (event.type === 'approval/resolved') {
       const resolution = event.data as Resolved;
       const record = byId.get(resolution.requestId);

@@ -6,12 +6,20 @@ import type { CheckedLog } from './segment.js';
 /** 15 — every `approval/resolved` answers an earlier `approval/requested` of the session at most once, with its `argsHash`. */
 export function checkApprovalAnswers({ entries }: CheckedLog): Violation[] {
   const violations: Violation[] = [];
-  const requests = new Map<string, { request: EntryOf<'approval/requested'>; answered: number | undefined }>();
+  const requests = new Map<
+    string,
+    { request: EntryOf<'approval/requested'>; answered: number | undefined }
+  >();
   for (const entry of entries) {
     if (entry.type === 'approval/requested') {
       if (requests.has(entry.data.requestId))
         violations.push(
-          violation(Invariant.approvalAnswers, 'REQUEST_ID_REUSED', entry.seq, `approval/requested ${entry.data.requestId} was requested before`),
+          violation(
+            Invariant.approvalAnswers,
+            'REQUEST_ID_REUSED',
+            entry.seq,
+            `approval/requested ${entry.data.requestId} was requested before`,
+          ),
         );
       else requests.set(entry.data.requestId, { request: entry, answered: undefined });
     } else if (entry.type === 'approval/resolved') {
@@ -19,17 +27,32 @@ export function checkApprovalAnswers({ entries }: CheckedLog): Violation[] {
       const record = requests.get(requestId);
       if (record === undefined) {
         violations.push(
-          violation(Invariant.approvalAnswers, 'ANSWER_WITHOUT_REQUEST', entry.seq, `approval/resolved ${requestId} answers no earlier approval/requested`),
+          violation(
+            Invariant.approvalAnswers,
+            'ANSWER_WITHOUT_REQUEST',
+            entry.seq,
+            `approval/resolved ${requestId} answers no earlier approval/requested`,
+          ),
         );
       } else if (record.answered !== undefined) {
         violations.push(
-          violation(Invariant.approvalAnswers, 'ANSWERED_TWICE', entry.seq, `approval/resolved ${requestId} answers a request already answered at seq ${record.answered}`),
+          violation(
+            Invariant.approvalAnswers,
+            'ANSWERED_TWICE',
+            entry.seq,
+            `approval/resolved ${requestId} answers a request already answered at seq ${record.answered}`,
+          ),
         );
       } else {
         record.answered = entry.seq;
         if (argsHash !== record.request.data.argsHash)
           violations.push(
-            violation(Invariant.approvalAnswers, 'ARGS_HASH_MISMATCH', entry.seq, `approval/resolved ${requestId} carries argsHash ${argsHash}, not the request's ${record.request.data.argsHash}`),
+            violation(
+              Invariant.approvalAnswers,
+              'ARGS_HASH_MISMATCH',
+              entry.seq,
+              `approval/resolved ${requestId} carries argsHash ${argsHash}, not the request's ${record.request.data.argsHash}`,
+            ),
           );
       }
     }
@@ -37,7 +60,13 @@ export function checkApprovalAnswers({ entries }: CheckedLog): Violation[] {
   return violations;
 }
 
-const denialCodes = new Set(['DENIED', 'ABORTED_BEFORE_DISPATCH', 'PIPELINE_ERROR', 'INVALID_ARGS', 'BLOCKED']);
+const denialCodes = new Set([
+  'DENIED',
+  'ABORTED_BEFORE_DISPATCH',
+  'PIPELINE_ERROR',
+  'INVALID_ARGS',
+  'BLOCKED',
+]);
 
 /**
  * 16 — a call with an `approval/requested` has a body outcome (a success, a tool failure, a timeout, `ABORTED`,
@@ -67,7 +96,12 @@ export function checkApprovedBodies({ turns }: CheckedLog): Violation[] {
           const denial = code !== undefined && denialCodes.has(code);
           if (!denial && record.outcome !== 'allowed-once') {
             violations.push(
-              violation(Invariant.approvedBodies, 'BODY_WITHOUT_GRANT', entry.seq, `tool/result ${entry.data.callId} has a body outcome${code ? ` (${code})` : ''}, but its approval ${record.requestId} was ${record.outcome ?? 'never answered'}`),
+              violation(
+                Invariant.approvedBodies,
+                'BODY_WITHOUT_GRANT',
+                entry.seq,
+                `tool/result ${entry.data.callId} has a body outcome${code ? ` (${code})` : ''}, but its approval ${record.requestId} was ${record.outcome ?? 'never answered'}`,
+              ),
             );
           }
         }
@@ -95,7 +129,14 @@ export function checkSuspensions({ turns }: CheckedLog): Violation[] {
       else if (entry.type === 'turn/resumed') open = undefined;
       else if (entry.type === 'turn/suspended') {
         if (open !== undefined)
-          violations.push(violation(Invariant.suspensions, 'SUSPENDED_TWICE', entry.seq, `turn/suspended while the turn is suspended since seq ${open.seq}`));
+          violations.push(
+            violation(
+              Invariant.suspensions,
+              'SUSPENDED_TWICE',
+              entry.seq,
+              `turn/suspended while the turn is suspended since seq ${open.seq}`,
+            ),
+          );
         open = entry;
         const expected = [...requested]
           .filter(([id, step]) => step === entry.data.step && !answered.has(id))
@@ -104,7 +145,12 @@ export function checkSuspensions({ turns }: CheckedLog): Violation[] {
         const listed = [...entry.data.pending].sort();
         if (expected.join(',') !== listed.join(','))
           violations.push(
-            violation(Invariant.suspensions, 'PENDING_MISMATCH', entry.seq, `turn/suspended lists pending [${listed.join(', ')}], but step ${entry.data.step}'s unanswered requests are [${expected.join(', ')}]`),
+            violation(
+              Invariant.suspensions,
+              'PENDING_MISMATCH',
+              entry.seq,
+              `turn/suspended lists pending [${listed.join(', ')}], but step ${entry.data.step}'s unanswered requests are [${expected.join(', ')}]`,
+            ),
           );
       } else if (open !== undefined && entry.type !== 'turn/held-context' && entry.type !== 'plugin') {
         left = open;
@@ -114,7 +160,12 @@ export function checkSuspensions({ turns }: CheckedLog): Violation[] {
     const unresumed = open ?? left;
     if (unresumed !== undefined && turn.end !== undefined && turn.end.data.reason.kind !== 'aborted') {
       violations.push(
-        violation(Invariant.suspensions, 'SUSPENSION_NOT_RESUMED', turn.end.seq, `turn/end ${turn.end.data.reason.kind} after turn/suspended at seq ${unresumed.seq} without turn/resumed: a suspended turn resumes or ends aborted`),
+        violation(
+          Invariant.suspensions,
+          'SUSPENSION_NOT_RESUMED',
+          turn.end.seq,
+          `turn/end ${turn.end.data.reason.kind} after turn/suspended at seq ${unresumed.seq} without turn/resumed: a suspended turn resumes or ends aborted`,
+        ),
       );
     }
   }

@@ -1,5 +1,5 @@
-import canonicalize from 'canonicalize';
 import { createHash } from 'node:crypto';
+import canonicalize from 'canonicalize';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Agent } from '../../../machines/agent/createAgent.js';
 import {
@@ -32,7 +32,9 @@ afterEach(async () => {
   cleanups = [];
 });
 
-async function suspendedAgent(options: { maxParallelToolCalls?: number; deployConcurrency?: 'exclusive' } = {}) {
+async function suspendedAgent(
+  options: { maxParallelToolCalls?: number; deployConcurrency?: 'exclusive' } = {},
+) {
   const session = createSessionDir();
   const ran: Ran = [];
   const agent = createApprovalAgent({
@@ -56,7 +58,9 @@ describe('deferred approvals suspend the turn', () => {
     const { agent, ran } = await suspendedAgent();
     expect(agent.status).toBe('suspended');
     expect(ran).toEqual([]);
-    const requests = agent.log.events.filter((event) => event.type === 'approval/requested').map((e) => e.data);
+    const requests = agent.log.events
+      .filter((event) => event.type === 'approval/requested')
+      .map((e) => e.data);
     expect(requests).toEqual([
       expect.objectContaining({
         requestId: 'a1',

@@ -9,7 +9,12 @@ import { scriptedModel } from '../../../model/index.js';
 import type { ScriptStep } from '../../../model/script.js';
 import { createSeams } from '../../../seams/index.js';
 import type { Seams } from '../../../seams/types.js';
-import { checkInvariants, createJsonlStore, formatViolation, openJsonlStore } from '../../../session/index.js';
+import {
+  checkInvariants,
+  createJsonlStore,
+  formatViolation,
+  openJsonlStore,
+} from '../../../session/index.js';
 import type { SessionStore } from '../../../session/types.js';
 import { defineTool } from '../../../tools/index.js';
 
@@ -20,7 +25,10 @@ export type Ran = { callId: string; tool: string; args: unknown }[];
  * The tools of the approval scenarios: `deploy` (parallel, asks), `read` (parallel, allowed), `wipe` (exclusive,
  * allowed); every body records that it ran.
  */
-export function createApprovalTools(ran: Ran, options: { deployConcurrency?: 'parallel' | 'exclusive' } = {}) {
+export function createApprovalTools(
+  ran: Ran,
+  options: { deployConcurrency?: 'parallel' | 'exclusive' } = {},
+) {
   const tools = createToolRegistry();
   const body = (tool: string) => (args: unknown, exec: { callId: string }) => {
     ran.push({ callId: exec.callId, tool, args });
@@ -36,10 +44,22 @@ export function createApprovalTools(ran: Ran, options: { deployConcurrency?: 'pa
     }),
   );
   tools.register(
-    defineTool({ name: 'read', description: 'read', parameters: z.object({}), concurrency: 'parallel', execute: body('read') }),
+    defineTool({
+      name: 'read',
+      description: 'read',
+      parameters: z.object({}),
+      concurrency: 'parallel',
+      execute: body('read'),
+    }),
   );
   tools.register(
-    defineTool({ name: 'wipe', description: 'wipe', parameters: z.object({}), concurrency: 'exclusive', execute: body('wipe') }),
+    defineTool({
+      name: 'wipe',
+      description: 'wipe',
+      parameters: z.object({}),
+      concurrency: 'exclusive',
+      execute: body('wipe'),
+    }),
   );
   return tools;
 }
@@ -51,13 +71,16 @@ export function createApprovalTools(ran: Ran, options: { deployConcurrency?: 'pa
 export function registerApprovalPolicy(seams: Seams): void {
   seams.on(
     'tools/prepare',
-    (ctx) => (ctx.name === 'deploy' ? { kind: 'rewrite', arguments: { ...ctx.arguments, env: 'prod' } } : undefined),
+    (ctx) =>
+      ctx.name === 'deploy' ? { kind: 'rewrite', arguments: { ...ctx.arguments, env: 'prod' } } : undefined,
     { name: 'pin-env' },
   );
   seams.on(
     'tools/pre-execute',
     (exec) =>
-      exec.name === 'deploy' ? { kind: 'ask', reason: `deploy to ${String((exec.arguments as { target: string }).target)}` } : { kind: 'allow' },
+      exec.name === 'deploy'
+        ? { kind: 'ask', reason: `deploy to ${String((exec.arguments as { target: string }).target)}` }
+        : { kind: 'allow' },
     { name: 'change-control' },
   );
 }
@@ -70,7 +93,11 @@ export const ctx = (text: string): HookContext => ({
 /** A fresh folder for session files, removed by `cleanup`. */
 export function createSessionDir(): { dir: string; file: string; cleanup: () => void } {
   const dir = mkdtempSync(join(tmpdir(), 'seamchart-approvals-'));
-  return { dir, file: join(dir, 'session.jsonl'), cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  return {
+    dir,
+    file: join(dir, 'session.jsonl'),
+    cleanup: () => rmSync(dir, { recursive: true, force: true }),
+  };
 }
 
 export interface ApprovalAgentOptions {
@@ -90,11 +117,16 @@ export function createApprovalAgent(options: ApprovalAgentOptions): Agent {
   options.register?.(seams);
   return createAgent({
     seams,
-    tools: createApprovalTools(options.ran, options.deployConcurrency ? { deployConcurrency: options.deployConcurrency } : {}),
+    tools: createApprovalTools(
+      options.ran,
+      options.deployConcurrency ? { deployConcurrency: options.deployConcurrency } : {},
+    ),
     model: scriptedModel(options.script),
     store: options.store,
     approval: 'defer',
-    ...(options.maxParallelToolCalls === undefined ? {} : { maxParallelToolCalls: options.maxParallelToolCalls }),
+    ...(options.maxParallelToolCalls === undefined
+      ? {}
+      : { maxParallelToolCalls: options.maxParallelToolCalls }),
   });
 }
 

@@ -31,7 +31,9 @@ const deployAndRead = {
 function textsOf(agent: Agent, type: string): string[] {
   return agent.log.events
     .filter((event) => event.type === type)
-    .map((event) => (event.data as { content: { text?: string }[] }).content.map((b) => b.text ?? '').join(''));
+    .map((event) =>
+      (event.data as { content: { text?: string }[] }).content.map((b) => b.text ?? '').join(''),
+    );
 }
 
 async function suspend(script: unknown[], extra: Partial<Parameters<typeof createApprovalAgent>[0]> = {}) {
@@ -66,7 +68,9 @@ describe('deliveries while a turn is suspended', () => {
     ]);
     // Turn 2 starts only after turn 1 ended.
     const ends = agent.log.events.findIndex((e) => e.type === 'turn/end');
-    const second = agent.log.events.findIndex((e) => e.type === 'turn/start' && (e.data as { turn: number }).turn === 2);
+    const second = agent.log.events.findIndex(
+      (e) => e.type === 'turn/start' && (e.data as { turn: number }).turn === 2,
+    );
     expect(second).toBeGreaterThan(ends);
     expect(violationsOf(agent.log.events, { atRest: true })).toEqual([]);
   });
@@ -81,7 +85,9 @@ describe('deliveries while a turn is suspended', () => {
     // Drained after the resumed batch (step 1's results), before step 2 asks the model.
     const steerAt = agent.log.events.indexOf(steering[0]!);
     const lastResult = agent.log.events.findLastIndex((e) => e.type === 'tool/result');
-    const step2 = agent.log.events.findIndex((e) => e.type === 'step/start' && (e.data as { step: number }).step === 2);
+    const step2 = agent.log.events.findIndex(
+      (e) => e.type === 'step/start' && (e.data as { step: number }).step === 2,
+    );
     expect(steerAt).toBeGreaterThan(lastResult);
     expect(steerAt).toBeLessThan(step2);
     expect(violationsOf(agent.log.events, { atRest: true })).toEqual([]);
@@ -101,10 +107,17 @@ describe('deliveries while a turn is suspended', () => {
     reopened.inject('note after the restart');
     await reopened.resolveApproval('a1', { outcome: 'allowed-once' });
     await reopened.whenIdle();
-    expect(textsOf(reopened, 'context/message')).toEqual(['note before the restart', 'note after the restart']);
+    expect(textsOf(reopened, 'context/message')).toEqual([
+      'note before the restart',
+      'note after the restart',
+    ]);
     const types = typesOf(reopened.log.events);
     const lastResult = types.lastIndexOf('tool/result');
-    expect(types.slice(lastResult + 1, lastResult + 4)).toEqual(['context/message', 'context/message', 'step/end']);
+    expect(types.slice(lastResult + 1, lastResult + 4)).toEqual([
+      'context/message',
+      'context/message',
+      'step/end',
+    ]);
     expect(violationsOf(reopened.log.events, { atRest: true })).toEqual([]);
   });
 
@@ -112,12 +125,19 @@ describe('deliveries while a turn is suspended', () => {
     let readAsks = false;
     const { agent, ran } = await suspend([deployAndRead, { text: 'done' }], {
       register: (seams) =>
-        seams.on('tools/pre-execute', (exec, next) => (readAsks && exec.name === 'read' ? { kind: 'ask', reason: 'reads too' } : next()), {
-          name: 'read-policy',
-          prepend: true,
-        }),
+        seams.on(
+          'tools/pre-execute',
+          (exec, next) => (readAsks && exec.name === 'read' ? { kind: 'ask', reason: 'reads too' } : next()),
+          {
+            name: 'read-policy',
+            prepend: true,
+          },
+        ),
     });
-    expect(agent.log.events.find((e) => e.type === 'turn/suspended')?.data).toMatchObject({ pending: ['a1'], held: ['r1'] });
+    expect(agent.log.events.find((e) => e.type === 'turn/suspended')?.data).toMatchObject({
+      pending: ['a1'],
+      held: ['r1'],
+    });
     readAsks = true;
     await agent.resolveApproval('a1', { outcome: 'allowed-once' });
     await agent.whenIdle();
@@ -128,7 +148,9 @@ describe('deliveries while a turn is suspended', () => {
       expect.objectContaining({ step: 1, pending: ['a1'], held: ['r1'], notStarted: [] }),
       expect.objectContaining({ step: 1, pending: ['a2'], held: [], notStarted: [] }),
     ]);
-    expect(agent.approvals()).toEqual([expect.objectContaining({ requestId: 'a2', callId: 'r1', askedBy: 'read-policy' })]);
+    expect(agent.approvals()).toEqual([
+      expect.objectContaining({ requestId: 'a2', callId: 'r1', askedBy: 'read-policy' }),
+    ]);
     expect(violationsOf(agent.log.events)).toEqual([]);
     await agent.resolveApproval('a2', { outcome: 'allowed-once' });
     await agent.whenIdle();
@@ -161,7 +183,10 @@ describe('deliveries while a turn is suspended', () => {
     ]);
     const results = agent.log.events
       .filter((e) => e.type === 'tool/result')
-      .map((e) => [(e.data as { callId: string }).callId, (e.data as { error?: { code: string } }).error?.code]);
+      .map((e) => [
+        (e.data as { callId: string }).callId,
+        (e.data as { error?: { code: string } }).error?.code,
+      ]);
     expect(results).toEqual([
       ['d1', 'ABORTED_BEFORE_DISPATCH'],
       ['d2', 'ABORTED_BEFORE_DISPATCH'],
@@ -179,7 +204,9 @@ describe('deliveries while a turn is suspended', () => {
 
   it("V04 createAgent({ approval: 'defer' }) with memoryStore is a TypeError", () => {
     const options = { seams: createSeams(), tools: createToolRegistry(), model: scriptedModel([]) };
-    expect(() => createAgent({ ...options, approval: 'defer' })).toThrowErrorMatchingInlineSnapshot();
+    expect(() => createAgent({ ...options, approval: 'defer' })).toThrowErrorMatchingInlineSnapshot(
+      `[TypeError: Expected the \`store\` option of createAgent() to outlive the process with \`approval: 'defer'\` (a deferred approval is answered later, maybe by another process), got no store (memoryStore); use createJsonlStore() or openJsonlStore()]`,
+    );
     expect(() => createAgent({ ...options, store: memoryStore(), approval: 'defer' })).toThrow(TypeError);
   });
 });

@@ -42,14 +42,22 @@ function reachedStates(
 describe('graph traversal with the exported graphEvents', () => {
   it('reaches every resting state of the toolCall machine, batched and standalone', () => {
     const events = toolCallEvents;
-    const batched = reachedStates(toolCallMachine, { scopeKey: 's', callKey: 'k', batched: true }, events);
+    // A call is held only behind a parked one (approvals.md): the batch says so in its input.
+    const batched = [
+      ...new Set([
+        ...reachedStates(toolCallMachine, { scopeKey: 's', callKey: 'k', batched: true }, events),
+        ...reachedStates(toolCallMachine, { scopeKey: 's', callKey: 'k', batched: true, holdDispatch: true }, events),
+      ]),
+    ].sort();
     expect(batched).toEqual(restingStates(toolCallMachine));
     const standalone = reachedStates(
       toolCallMachine,
       { scopeKey: 's', callKey: 'k', batched: false },
       events,
     );
-    expect(standalone).toEqual(restingStates(toolCallMachine).filter((id) => !id.endsWith('awaitingCommit')));
+    expect(standalone).toEqual(
+      restingStates(toolCallMachine).filter((id) => !id.endsWith('awaitingCommit') && id !== 'toolCall.held.waiting'),
+    );
   });
 
   it('reaches every resting state of the toolBatch machine', () => {
