@@ -121,10 +121,11 @@ export const agentMachine = agentSetup.createMachine({
         SEND: { actions: enqueueAs(false) },
         QUEUE: { actions: enqueueAs(false) },
         STEER: {
-          actions: {
-            type: 'notifyEnqueue',
-            params: ({ event }) => ({ item: itemOf(event), steering: true }),
-          },
+          actions: [
+            { type: 'notifyEnqueue', params: ({ event }) => ({ item: itemOf(event), steering: true }) },
+            // Its ledger entry is the suspended turn's, as for steering forwarded to an open turn.
+            { type: 'holdSteering', params: ({ event }) => ({ ids: [itemOf(event).id] }) },
+          ],
         },
         INJECT: {
           actions: { type: 'appendHeldContext', params: ({ event }) => ({ injection: event.injection }) },
@@ -151,8 +152,21 @@ export const agentMachine = agentSetup.createMachine({
             },
           ],
         },
-        // The turn stays suspended on disk; a later agent resumes it.
-        DISPOSE: { target: 'disposing', actions: KEEP_INBOX_ON_DISPOSE },
+        // The turn stays suspended on disk; a later agent resumes it (its steering too, unless dropped).
+        DISPOSE: {
+          target: 'disposing',
+          actions: [
+            KEEP_INBOX_ON_DISPOSE,
+            {
+              type: 'recordDiscard',
+              params: ({ context, event }) => ({
+                ids: event.keepInbox ? [] : context.turnSteering,
+                cause: 'dispose',
+              }),
+            },
+            { type: 'dropSuspendedSteering', params: ({ event }) => ({ keepInbox: event.keepInbox }) },
+          ],
+        },
       },
     },
     idle: {

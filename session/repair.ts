@@ -28,8 +28,7 @@ export interface RepairResult {
   readonly repairs: readonly string[];
 }
 
-const PARKED_MESSAGE =
-  'The session stopped while this tool call waited for approval; it never ran.';
+const PARKED_MESSAGE = 'The session stopped while this tool call waited for approval; it never ran.';
 
 const DEFAULT_MESSAGE =
   'The session stopped before this tool call recorded a result; its outcome is unknown.';

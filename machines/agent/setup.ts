@@ -97,6 +97,18 @@ export const agentSetup = setup({
     ),
     markDiscardLeftover: assign({ discardLeftover: true }),
     markDisposing: assign({ disposing: true }),
+    // A disposal that drops the inbox drops the steering the suspended turn was holding too.
+    dropSuspendedSteering: assign(({ context }, params: { keepInbox: boolean }) =>
+      params.keepInbox
+        ? {}
+        : {
+            pendingDiscard: [
+              ...context.pendingDiscard,
+              ...context.turnSteering.map((id) => ({ id, steering: true })),
+            ],
+            turnSteering: [],
+          },
+    ),
     setSuspension: assign({
       suspension: (_, params: { suspension: AgentContext['suspension'] }) => params.suspension,
     }),

@@ -63,8 +63,14 @@ const serializeState = (snapshot: AnyMachineSnapshot): string => {
 /** How a batched call may start besides fresh (approvals.md): behind a parked call, or re-entering from the log. */
 const approvalStarts: readonly { readonly name: string; readonly input: Partial<ToolCallInput> }[] = [
   { name: 'behind a parked call', input: { holdDispatch: true } },
-  { name: 'resumed parked, allowed', input: { resume: { as: 'parked', requestId: 'a1', answer: { outcome: 'allowed-once' } } } },
-  { name: 'resumed parked, rejected', input: { resume: { as: 'parked', requestId: 'a1', answer: { outcome: 'rejected', reason: 'no' } } } },
+  {
+    name: 'resumed parked, allowed',
+    input: { resume: { as: 'parked', requestId: 'a1', answer: { outcome: 'allowed-once' } } },
+  },
+  {
+    name: 'resumed parked, rejected',
+    input: { resume: { as: 'parked', requestId: 'a1', answer: { outcome: 'rejected', reason: 'no' } } },
+  },
   { name: 'resumed parked, unanswered', input: { resume: { as: 'parked', requestId: 'a1', answer: null } } },
   { name: 'resumed held', input: { resume: { as: 'held' } } },
   { name: 'resumed held, behind a parked call', input: { resume: { as: 'held' }, holdDispatch: true } },

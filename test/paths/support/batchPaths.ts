@@ -2,9 +2,8 @@ import { type AnyMachineSnapshot, type EventObject, fromCallback } from 'xstate'
 import type { HookContext, ToolCallBlock } from '../../../kernel/index.js';
 import { liveHandlesOf } from '../../../machines/runtime/liveHandles.js';
 import { graphContextOf } from '../../../machines/toolBatch/graph.js';
-import { holdsDispatch } from '../../../machines/toolBatch/rules.js';
-import { createAbortedBeforeDispatch } from '../../../machines/toolCall/rules.js';
 import { createToolBatchLogic } from '../../../machines/toolBatch/logic.js';
+import { holdsDispatch } from '../../../machines/toolBatch/rules.js';
 import type {
   CallCommittedEvent,
   ToolBatchContext,
@@ -12,6 +11,7 @@ import type {
   ToolBatchOutput,
 } from '../../../machines/toolBatch/types.js';
 import { graphEvents, toolBatchMachine } from '../../../machines/toolBatch.js';
+import { createAbortedBeforeDispatch } from '../../../machines/toolCall/rules.js';
 import { createSeams } from '../../../seams/index.js';
 import { createSessionLog } from '../../../session/index.js';
 import type { AcceptedStepContexts } from '../../../session/invariants/index.js';
@@ -149,10 +149,14 @@ function asParkedCallEnds(event: EventObject, log: SessionLog): EventObject {
   if (event.type !== 'call.done') return event;
   const { output } = event as unknown as { output: { callId: string } };
   const requested = log.events.find(
-    (entry) => entry.type === 'approval/requested' && (entry.data as { callId: string }).callId === output.callId,
+    (entry) =>
+      entry.type === 'approval/requested' && (entry.data as { callId: string }).callId === output.callId,
   );
   if (requested === undefined) return event;
-  return { ...event, output: { callId: output.callId, result: createAbortedBeforeDispatch() } } as EventObject;
+  return {
+    ...event,
+    output: { callId: output.callId, result: createAbortedBeforeDispatch() },
+  } as EventObject;
 }
 
 export interface BatchPathRun extends PathRun<SessionLog> {

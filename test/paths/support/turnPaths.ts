@@ -122,7 +122,14 @@ function writeSuspendedTurn(log: SessionLog, resume: TurnResume): void {
   log.appendCore('step/start', { turn: 1, step: 1 });
   log.appendCore('assistant/message', { turn: 1, step: 1, content: [suspendedCall], finish: 'tool-calls' });
   writeParkedCall(log, 1, 1);
-  log.appendCore('turn/suspended', { turn: 1, step: 1, pending: ['a1'], held: [], notStarted: [], contexts: [] });
+  log.appendCore('turn/suspended', {
+    turn: 1,
+    step: 1,
+    pending: ['a1'],
+    held: [],
+    notStarted: [],
+    contexts: [],
+  });
   const outcome = resume.cancel ? 'cancelled' : 'allowed-once';
   log.appendCore('approval/resolved', { requestId: 'a1', outcome, argsHash });
 }
@@ -186,7 +193,13 @@ function writeBatch(
   for (const [index, call] of input.calls.entries()) {
     // A resumed call's tool/call is in the log already.
     if (input.resume?.slots[index]?.kind !== 'parked')
-      log.appendCore('tool/call', { turn, step, callId: call.id, name: call.name, arguments: call.arguments });
+      log.appendCore('tool/call', {
+        turn,
+        step,
+        callId: call.id,
+        name: call.name,
+        arguments: call.arguments,
+      });
     log.appendCore('tool/result', {
       turn,
       step,

@@ -46,7 +46,11 @@ describe('graph traversal with the exported graphEvents', () => {
     const batched = [
       ...new Set([
         ...reachedStates(toolCallMachine, { scopeKey: 's', callKey: 'k', batched: true }, events),
-        ...reachedStates(toolCallMachine, { scopeKey: 's', callKey: 'k', batched: true, holdDispatch: true }, events),
+        ...reachedStates(
+          toolCallMachine,
+          { scopeKey: 's', callKey: 'k', batched: true, holdDispatch: true },
+          events,
+        ),
       ]),
     ].sort();
     expect(batched).toEqual(restingStates(toolCallMachine));
@@ -56,7 +60,9 @@ describe('graph traversal with the exported graphEvents', () => {
       events,
     );
     expect(standalone).toEqual(
-      restingStates(toolCallMachine).filter((id) => !id.endsWith('awaitingCommit') && id !== 'toolCall.held.waiting'),
+      restingStates(toolCallMachine).filter(
+        (id) => !id.endsWith('awaitingCommit') && id !== 'toolCall.held.waiting',
+      ),
     );
   });
 
