@@ -14,6 +14,7 @@ export {
   type CodexHooksOptions,
   claudeCodeHooks,
   codexHooks,
+  decidePermission,
   formatCapabilities,
   type HookBridge,
   type HookBridgeOptions,
@@ -21,7 +22,17 @@ export {
   hookInvoked,
   hookResult,
   loadHookPlugins,
+  loadPermissionSet,
+  PERMISSION_MODES,
+  type PermissionDecision,
+  type PermissionMode,
+  type PermissionRequest,
+  type PermissionSet,
+  parsePermissionMode,
+  toolClass,
 } from './bridges/index.js';
+export * from './distributed/index.js';
+export * from './inspect/index.js';
 // The shared vocabulary: data shapes, log event schemas, failure codes.
 export * from './kernel/events.js';
 export { describeThrown, TurnFailureCode, toFailure } from './kernel/failure.js';
@@ -42,6 +53,7 @@ export {
   ToolPipelineError,
 } from './tools/index.js';
 export {
+  assertDistinctServers,
   type ConnectMcpOptions,
   connectMcpServers,
   loadMcpConfig,
@@ -49,7 +61,9 @@ export {
   type McpConnection,
   type McpServerFailure,
   type McpStdioServer,
+  type MergedMcpServers,
   mcpToolName,
+  mergeMcpServers,
   parseMcpConfig,
 } from './tools/mcp/index.js';
 export type {

@@ -1,4 +1,6 @@
+import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import {
@@ -351,7 +353,36 @@ async function benchInFlight(): Promise<void> {
   });
 }
 
+/** Wall time of one `node ARGS` process, in ms. */
+function processMs(args: string[]): number {
+  const started = performance.now();
+  execFileSync(process.execPath, args, { stdio: 'ignore' });
+  return performance.now() - started;
+}
+
+/** CLI start-up (`--version`, `--help`) beside bare node, measured alternately in one run. */
+async function benchCliStartup(): Promise<void> {
+  const bin = path.join(import.meta.dirname, '..', 'cli', 'bin.js');
+  const bare: number[] = [];
+  const version: number[] = [];
+  const help: number[] = [];
+  for (let run = 0; run < RUNS; run++) {
+    bare.push(processMs(['-e', '0']));
+    version.push(processMs([bin, '--version']));
+    help.push(processMs([bin, '--help']));
+  }
+  const floor = median(bare);
+  for (const [name, label, times] of [
+    ['cli.version', 'seamchart --version (process start to exit)', version],
+    ['cli.help', 'seamchart --help (process start to exit)', help],
+  ] as const) {
+    const value = median(times);
+    rows.push({ name, label, unit: 'ms', median: value, floor, baseline: 'node -e 0', ratio: value / floor });
+  }
+}
+
 async function main(): Promise<void> {
+  await benchCliStartup();
   await benchToolCalls();
   await benchTurns();
   await benchParallelBatch();
@@ -387,6 +418,7 @@ else if (only === 'turns') await benchTurns();
 else if (only === 'inflight') await benchInFlight();
 else if (only === 'heap') await benchHeap();
 else if (only === 'batch') await benchParallelBatch();
+else if (only === 'cli') await benchCliStartup();
 else await main();
 printRows();
 if (flags.json !== undefined) writeJson(flags.json);

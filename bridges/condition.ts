@@ -28,16 +28,18 @@ function escapeRegExp(text: string): string {
 }
 
 /**
- * A Bash specifier as a test over one subcommand: `*` matches anything; a trailing ` *` also
- * matches the bare command (`git commit *` matches `git commit`); legacy `prefix:*` is a prefix.
+ * A Bash specifier as a test over one subcommand: `*` matches anything; a trailing ` *` that is
+ * the only wildcard also matches the bare command (`git commit *` matches `git commit`); legacy
+ * `prefix:*` is the same as `prefix *`.
+ * @param spec the text between the parentheses of `Bash(…)`
  */
-function compileCommandPattern(spec: string): (subcommand: string) => boolean {
+export function compileCommandPattern(spec: string): (subcommand: string) => boolean {
   const normalized = spec.trim().replace(/\s+/g, ' ');
   if (normalized.endsWith(':*')) {
     const prefix = normalized.slice(0, -2);
     return (command) => command === prefix || command.startsWith(`${prefix} `);
   }
-  const optionalTail = normalized.endsWith(' *');
+  const optionalTail = normalized.endsWith(' *') && normalized.indexOf('*') === normalized.length - 1;
   const body = optionalTail ? normalized.slice(0, -2) : normalized;
   const source = body.split('*').map(escapeRegExp).join('.*');
   const regexp = new RegExp(`^${source}${optionalTail ? '(?: .*)?' : ''}$`, 's');

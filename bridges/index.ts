@@ -3,6 +3,25 @@ export type { HookBridge } from './bridge.js';
 export type { CapabilityReport, HandlerCapability } from './capabilities.js';
 export { formatCapabilities } from './capabilities.js';
 export { type ClaudeCodeHooksOptions, claudeCodeHooks } from './claude-code/index.js';
+export {
+  decidePermission,
+  loadPermissionSet,
+  mergePermissions,
+  PERMISSION_MODES,
+  type PermissionBehavior,
+  type PermissionCall,
+  type PermissionDecision,
+  type PermissionLayer,
+  type PermissionMode,
+  type PermissionRequest,
+  type PermissionRule,
+  type PermissionScope,
+  type PermissionSet,
+  type PermissionSource,
+  parsePermissionMode,
+  readPermissionLayer,
+  toolClass,
+} from './claude-code/permissions.js';
 export { decodeHookOutput, MAX_CONTEXT_CHARS } from './codec.js';
 export { type CodexHooksOptions, codexHooks } from './codex/index.js';
 export { HookConfigError, type HookConfigErrorCode } from './errors.js';

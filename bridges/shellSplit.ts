@@ -4,14 +4,17 @@ const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=/;
 
 /**
  * Splits a shell command into its simple subcommands (at `&&`, `||`, `;`, `|`, `&` and newlines,
- * outside quotes), each as its words with leading `NAME=value` assignments dropped. Returns
+ * outside quotes), each as its words with leading `NAME=value` assignments dropped (kept with `keepAssignments`). Returns
  * `undefined` for what this splitter does not model — unbalanced quotes, `$(…)`, backticks,
  * subshells and groups, here-documents — so the caller can fail toward enforcement.
  * @param command the command as the model wrote it
  * @example
  * splitSubcommands('cd repo && FOO=1 git push'); // [['cd', 'repo'], ['git', 'push']]
  */
-export function splitSubcommands(command: string): string[][] | undefined {
+export function splitSubcommands(
+  command: string,
+  options: { readonly keepAssignments?: boolean } = {},
+): string[][] | undefined {
   const commands: string[][] = [];
   let words: string[] = [];
   let word = '';
@@ -85,6 +88,7 @@ export function splitSubcommands(command: string): string[][] | undefined {
   }
   if (quote !== undefined) return undefined;
   endCommand();
+  if (options.keepAssignments === true) return commands;
   return commands.map((list) => {
     let first = 0;
     while (first < list.length - 1 && ASSIGNMENT.test(list[first] as string)) first++;

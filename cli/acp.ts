@@ -1,23 +1,26 @@
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import * as acp from '@agentclientprotocol/sdk';
 import { type Command, Option } from 'commander';
-import type { SeamLogger } from '../index.js';
+import type { McpStdioServer, SeamLogger } from '../index.js';
 import {
+  assertDistinctServers,
   createAgent,
   createDemoTools,
   createSeams,
   createToolRegistry,
   formatCapabilities,
+  mergeMcpServers,
+  plugins,
   serveAcp,
 } from '../index.js';
 import type { CliCommand, CliIO, TextSink } from './command.js';
 import { loadMcpServersFlag, MCP_CONFIG_HELP, registerMcpTools } from './mcpFlag.js';
-import { type AgentFlags, addAgentFlags, loadBridges, resolveModel } from './runFlags.js';
+import { type AgentFlags, addAgentFlags, loadBridges, resolveCwd, resolveModel } from './runFlags.js';
+import { addTurnFlags, composeInstructions, resolveFlagInstructions, type TurnFlags } from './turnFlags.js';
 import { packageVersion } from './version.js';
 
-interface AcpFlags extends AgentFlags {
+interface AcpFlags extends AgentFlags, TurnFlags {
   sessions?: string;
   mcpConfig?: string;
   rejectedStopReason?: 'refusal' | 'cancelled';
@@ -29,6 +32,7 @@ Examples:
   seamchart acp --model scripted:script.json --sessions /tmp/acp-sessions
 
 An editor starts this command and speaks JSON-RPC on its stdin/stdout; logs go to stderr.
+Each session works in the folder the editor names (AGENTS.md / CLAUDE.md there are instructions).
 In Zed's settings.json:
   "agent_servers": { "seamchart": { "command": "seamchart", "args": ["acp", "--tools", "demo"] } }
 `;
@@ -56,6 +60,20 @@ function toByteSink(sink: TextSink): WritableStream<Uint8Array> {
   });
 }
 
+/** The editor's servers win over `--mcp-config`'s of the same name; the replaced ones are reported. */
+function sessionServers(
+  configServers: readonly McpStdioServer[],
+  editorServers: readonly McpStdioServer[],
+): { servers: readonly McpStdioServer[]; notices: string[] } {
+  assertDistinctServers(editorServers, 'session/new mcpServers');
+  const { servers, replaced } = mergeMcpServers(editorServers, configServers);
+  const notices = replaced.map(
+    (server) =>
+      `MCP server "${server.name}" of --mcp-config is not started: the editor's server of that name is used instead`,
+  );
+  return { servers, notices };
+}
+
 /**
  * `seamchart acp`: the agent for ACP editors (Zed, …) over stdio, one agent per editor session,
  * with the same model, tools and hooks flags as `run`. Exit 0 when the editor closes stdin.
@@ -64,7 +82,7 @@ export const acpCommand: CliCommand = {
   name: 'acp',
   configure(command: Command) {
     command.description('serve the agent to an editor over the Agent Client Protocol (stdin/stdout)');
-    addAgentFlags(command)
+    addTurnFlags(addAgentFlags(command))
       .option('--sessions <dir>', 'where session files are kept (default: the per-user data directory)')
       .option('--mcp-config <file>', `${MCP_CONFIG_HELP} (added to every session)`)
       .addOption(
@@ -78,6 +96,8 @@ export const acpCommand: CliCommand = {
   async run(command: Command, io: CliIO) {
     const flags = command.opts<AcpFlags>();
     // Bad flags are found before the editor is answered: the model, hooks and MCP config load once here.
+    if (flags.cwd !== undefined) await resolveCwd(flags.cwd);
+    const flagInstructions = await resolveFlagInstructions(flags);
     await resolveModel(flags, io.env);
     const hookCheck = await loadBridges(flags, undefined);
     const configServers = await loadMcpServersFlag(flags.mcpConfig);
@@ -91,36 +111,53 @@ export const acpCommand: CliCommand = {
     };
     const version = packageVersion();
     const sessionsDir = path.resolve(flags.sessions ?? defaultSessionsDir(io.env));
+    const { ndJsonStream } = await import('@agentclientprotocol/sdk');
     const server = serveAcp({
       sessionsDir,
       agentInfo: { name: 'seamchart', title: 'seamchart', version },
       logger,
       ...(flags.rejectedStopReason ? { rejectedStopReason: flags.rejectedStopReason } : {}),
-      stream: acp.ndJsonStream(
+      stream: ndJsonStream(
         toByteSink(io.stdout),
         Readable.toWeb(io.stdin as Readable) as ReadableStream<Uint8Array>,
       ),
       async createSession({ sessionId, cwd, mcpServers, store, approval }) {
+        const { servers, notices } = sessionServers(configServers, mcpServers);
         const model = await resolveModel(flags, io.env);
         const seams = createSeams({ logger });
         for (const bridge of await loadBridges(flags, path.join(sessionsDir, `${sessionId}.jsonl`)))
           seams.use(bridge);
+        seams.use(plugins.requestRetry({ maxRetries: flags.maxRetries ?? 3 }));
         seams.on('agent/error', ({ origin, error }) => say(`${origin}: ${error.message}`), {
           agent: sessionId,
         });
         const tools = createToolRegistry();
         if (flags.tools === 'demo') for (const tool of createDemoTools({ root: cwd })) tools.register(tool);
-        const mcp = await registerMcpTools([...configServers, ...mcpServers], tools, {
-          cwd,
-          version,
-          report: say,
-        });
-        const agent = createAgent({ seams, tools, model, store, cwd, approval, logger });
+        const instructions = await composeInstructions(flagInstructions, cwd, flags);
+        const mcp = await registerMcpTools(servers, tools, { cwd, version, report: say });
+        let agent: ReturnType<typeof createAgent>;
+        try {
+          agent = createAgent({
+            seams,
+            tools,
+            model,
+            store,
+            cwd,
+            approval,
+            logger,
+            maxRequestRetries: flags.maxRetries ?? 3,
+            ...(instructions === undefined ? {} : { instructions }),
+            ...(flags.maxSteps === undefined ? {} : { maxStepsPerTurn: flags.maxSteps }),
+          });
+        } catch (error) {
+          await mcp.close();
+          throw error;
+        }
         return {
           agent,
           seams,
           tools,
-          notices: mcp.failures.map((failure) => failure.message),
+          notices: [...notices, ...mcp.failures.map((failure) => failure.message)],
           close: () => mcp.close(),
         };
       },

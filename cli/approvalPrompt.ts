@@ -45,6 +45,18 @@ export function fixedApproval(
   };
 }
 
+/** The answer when standard input has ended: nobody can answer, so the call is denied (the model is told why). */
+const NO_INPUT_ANSWER: ApprovalAnswer = Object.freeze({
+  outcome: 'rejected',
+  reason: 'not approved: standard input closed before anyone answered (--approve ask)',
+});
+
+/** Whether a stream has ended or been destroyed: a question on it would never be answered. */
+function inputEnded(input: TextSource): boolean {
+  const stream = input as { readableEnded?: boolean; destroyed?: boolean };
+  return stream.readableEnded === true || stream.destroyed === true;
+}
+
 /**
  * The approval prompt at a terminal: prints the tool, its arguments and the reason, and reads `y`
  * (allow once), `n` (deny, then an optional reason), or `a` (allow this tool for the rest of the
@@ -69,9 +81,16 @@ export function terminalApproval(options: TerminalApprovalOptions): ApprovalChan
       output: options.output,
       terminal: options.input.isTTY === true,
     });
+    // Input that ended (stdin closed, or never open) can give no answer: the call is denied and the run goes on.
+    if (inputEnded(options.input)) return NO_INPUT_ANSWER;
     const interrupted = new AbortController();
+    let inputClosed = false;
     const onAbort = (): void => interrupted.abort();
     request.signal.addEventListener('abort', onAbort, { once: true });
+    rl.once('close', () => {
+      inputClosed = true;
+      interrupted.abort();
+    });
     rl.on('SIGINT', () => {
       options.onInterrupt();
       interrupted.abort();
@@ -98,7 +117,8 @@ export function terminalApproval(options: TerminalApprovalOptions): ApprovalChan
         }
       }
     } catch {
-      // The question was withdrawn: Ctrl-C at the prompt, the call was cancelled, or input ended.
+      if (inputClosed && !request.signal.aborted) return NO_INPUT_ANSWER;
+      // The question was withdrawn: Ctrl-C at the prompt, or the call was cancelled.
       return { outcome: 'cancelled' };
     } finally {
       request.signal.removeEventListener('abort', onAbort);

@@ -1,12 +1,10 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
-import { describeThrown } from '../index.js';
-import { type CliIO, processIO, UsageError } from './command.js';
-import { commands } from './commands.js';
+import { type CliCommand, type CliIO, processIO, UsageError } from './command.js';
 import { packageVersion } from './version.js';
 
 /** The commander program: every subcommand from the table, help and errors routed to `io`. */
-function buildProgram(io: CliIO, exitCode: { value: number }): Command {
+function buildProgram(io: CliIO, exitCode: { value: number }, commands: readonly CliCommand[]): Command {
   const program = new Command('seamchart')
     .description('Run AI-agent turns as XState statecharts, with Claude Code and Codex hooks.')
     .version(packageVersion(), '-V, --version', 'print the version')
@@ -54,8 +52,14 @@ function oneLine(message: string): string {
  * (0 ok, 1 a turn or check failed, 2 bad input).
  */
 export async function main(argv: string[], io: CliIO = processIO()): Promise<number> {
+  // `--version` answers before the library is loaded: a script calling it pays for node alone.
+  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
+    io.stdout.write(`${packageVersion()}\n`);
+    return 0;
+  }
   const exitCode = { value: 0 };
-  const program = buildProgram(io, exitCode);
+  const { commands } = await import('./commands.js');
+  const program = buildProgram(io, exitCode, commands);
   if (argv.length === 0) {
     io.stderr.write(program.helpInformation());
     return 2;
@@ -74,6 +78,7 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
       io.stderr.write(`seamchart: ${error.message}\n`);
       return 2;
     }
+    const { describeThrown } = await import('../index.js');
     io.stderr.write(`seamchart: ${describeThrown(error)}\n`);
     return 1;
   }

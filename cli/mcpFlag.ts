@@ -1,17 +1,11 @@
-import type { ToolRegistryCore } from '../index.js';
-import {
-  connectMcpServers,
-  loadMcpConfig,
-  McpConfigError,
-  type McpConnection,
-  type McpStdioServer,
-} from '../index.js';
+import type { McpConnection, McpStdioServer, ToolRegistryCore } from '../index.js';
+import { connectMcpServers, loadMcpConfig, McpConfigError } from '../index.js';
 import { UsageError } from './command.js';
 
 export const MCP_CONFIG_HELP =
   "stdio MCP servers in Claude Code's .mcp.json shape; their tools are mcp__<server>__<tool>";
 
-/** The servers of `--mcp-config FILE`; a missing or malformed file is bad input. */
+/** The servers of `--mcp-config FILE`; a missing or malformed file, or colliding names, is bad input. */
 export async function loadMcpServersFlag(file: string | undefined): Promise<McpStdioServer[]> {
   if (file === undefined) return [];
   try {
@@ -23,7 +17,8 @@ export async function loadMcpServersFlag(file: string | undefined): Promise<McpS
 }
 
 /**
- * Starts the servers and registers their tools; a server that fails is reported and left out.
+ * Starts the servers and registers their tools (kept current on `tools/list_changed`); a server that
+ * fails, or a tool whose name is taken, is reported and left out. Nothing is left running on a throw.
  * @returns the connection, to close when the session ends
  */
 export async function registerMcpTools(
@@ -35,7 +30,12 @@ export async function registerMcpTools(
     cwd: options.cwd,
     clientInfo: { name: 'seamchart', version: options.version },
   });
-  for (const failure of connection.failures) options.report(failure.message);
-  for (const tool of connection.tools) tools.register(tool);
-  return connection;
+  try {
+    for (const failure of connection.failures) options.report(failure.message);
+    connection.register(tools, options.report);
+    return connection;
+  } catch (error) {
+    await connection.close();
+    throw error;
+  }
 }

@@ -110,7 +110,9 @@ async function openStore(flags: RunFlags, cwd: string): Promise<SessionStore> {
     if (error instanceof SessionLockedError) {
       const { pid, host, since } = error.holder;
       throw new UsageError(
-        `session file ${file} is in use by process ${pid} on ${host} (since ${since}); if that run is gone, add --break-lock`,
+        error.holderState === 'alive'
+          ? `session file ${file} is in use by process ${pid} on this host (${host}, since ${since}); wait for that run to end or stop it`
+          : `session file ${file} is in use by process ${pid} on ${host} (since ${since}); if that run is gone, add --break-lock`,
       );
     }
     if (error instanceof SessionLoadError || error instanceof SessionStoreError)
@@ -192,7 +194,10 @@ export const runCommand: CliCommand = {
       )
       .option('--session <file>', 'write the session log to this JSONL file (its directory must exist)')
       .option('--resume', 'continue the session in --session FILE (a crashed file is repaired first)')
-      .option('--break-lock', 'with --resume: take over the session lock of a writer on another host')
+      .option(
+        '--break-lock',
+        'with --resume: take over the session lock of a writer on another host (never one running here)',
+      )
       .option('--json', 'print the log events as JSONL instead of the transcript (for scripts)')
       .option('--no-color', 'no colour (also when NO_COLOR is set or output is not a terminal)')
       .option('--inspect-log <file>', 'write XState inspection events as JSONL (replayable in a viewer)')
@@ -255,16 +260,7 @@ async function runSession(run: {
     wantsColour(io.stdout, io.env, flags.color === false),
   );
   const transcript = new Transcript(screen);
-  const repairs = (store as { repairs?: readonly string[] }).repairs ?? [];
-  if (repairs.length > 0) {
-    const say = (line: string): void => {
-      io.stderr.write(`${line}\n`);
-    };
-    say(
-      `seamchart: repaired ${flags.session} before resuming (the original is kept as ${flags.session}.bak):`,
-    );
-    for (const repair of repairs) say(`  ${repair}`);
-  }
+  reportResume(io, store, flags.session);
 
   const seams = createSeams({ logger: runLogger(io, json ? undefined : transcript) });
   for (const bridge of run.bridges) {
@@ -335,33 +331,50 @@ async function runSession(run: {
     ...(inspection ? { inspect: inspection.inspect } : {}),
   });
   const firstNewSeq = agent.log.events.length;
+  // The run holds the event loop open until its turns end: a model step or prompt that waits on nothing
+  // (a hanging request, stdin closed) waits for Ctrl-C instead of letting node exit 0 with a turn open.
+  const keepAlive = setInterval(() => {}, 2 ** 31 - 1);
   try {
-    for (const prompt of run.prompts) {
-      // A store that fails while a prompt is accepted refuses it (and every later one): the run ends failed.
-      if (!acceptPrompt(agent, prompt)) break;
+    try {
+      for (const prompt of run.prompts) {
+        // A store that fails while a prompt is accepted refuses it (and every later one): the run ends failed.
+        if (!acceptPrompt(agent, prompt)) break;
+      }
+      await agent.whenIdle();
+    } finally {
+      await agent.dispose();
+      await mcp.close();
+      inspection?.close();
+      screen.clearStatus();
     }
-    await agent.whenIdle();
+    return closingCode(agent, store, io, flags.session, firstNewSeq, interrupts);
   } finally {
-    await agent.dispose();
-    await mcp.close();
-    inspection?.close();
+    // Signals stay handled until the last process group is killed: a second Ctrl-C now still kills them.
+    if (interrupts.received !== undefined) await killOwnedProcesses();
     interrupts.dispose();
-    screen.clearStatus();
+    clearInterval(keepAlive);
   }
+}
 
+/** The run's exit code from its log: a failed store 1, a signal 130/143, else 0 only if every new turn completed. */
+function closingCode(
+  agent: ReturnType<typeof createAgent>,
+  store: SessionStore,
+  io: CliIO,
+  session: string | undefined,
+  firstNewSeq: number,
+  interrupts: Interrupts,
+): number {
   const events = agent.log.events;
   const failure = store.failure;
   // A failed store leaves its last turn open on purpose (the next --resume repairs it): not a violation.
   const violations = checkInvariants(events, { open: failure !== undefined });
   for (const violation of violations) io.stderr.write(`${formatViolation(violation)}\n`);
   if (failure !== undefined) {
-    io.stderr.write(`${describeStoreFailure(failure, flags.session)}\n`);
+    io.stderr.write(`${describeStoreFailure(failure, session)}\n`);
     return 1;
   }
-  if (interrupts.received !== undefined) {
-    await killOwnedProcesses();
-    return SIGNAL_EXIT[interrupts.received];
-  }
+  if (interrupts.received !== undefined) return SIGNAL_EXIT[interrupts.received];
   const reasons = events
     .slice(firstNewSeq)
     .filter((e) => e.type === 'turn/end')
@@ -369,6 +382,30 @@ async function runSession(run: {
   const ok =
     violations.length === 0 && reasons.every((kind) => kind === 'completed' || kind === 'max-tokens');
   return ok ? 0 : 1;
+}
+
+/**
+ * What opening the session did, before the run starts: "repaired" (naming the backup) only when the file was
+ * changed; a lock taken over and items re-queued from the log are said as such.
+ */
+function reportResume(io: CliIO, store: SessionStore, session: string | undefined): void {
+  const { repairs = [], backup } = store as { repairs?: readonly string[]; backup?: string };
+  const say = (line: string): void => {
+    io.stderr.write(`${line}\n`);
+  };
+  // The store lists the lock's lines first and the re-queued items last, each with its prefix.
+  const lock = repairs.filter((line) => line.startsWith('lock: '));
+  const requeued = repairs.filter((line) => line.startsWith('inbox: '));
+  const fileRepairs = repairs.filter((line) => !lock.includes(line) && !requeued.includes(line));
+  for (const line of lock) say(`seamchart: ${line.slice('lock: '.length)}`);
+  if (backup !== undefined) {
+    say(`seamchart: repaired ${session} before resuming (the original is kept as ${backup}):`);
+    for (const line of fileRepairs) say(`  ${line}`);
+  }
+  if (requeued.length > 0) {
+    say(`seamchart: ${requeued.length} message(s) accepted earlier and never run are re-queued:`);
+    for (const line of requeued) say(`  ${line.slice('inbox: '.length)}`);
+  }
 }
 
 /** Follows up one prompt; `false` when the session store has failed (the agent then refuses everything). */

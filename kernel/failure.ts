@@ -2,7 +2,12 @@ import { z } from 'zod';
 import { capText, describeReceived } from './describeValue.js';
 
 /** A failure as the log records it (`turn/end`, `agent/error`, a model failure): data first, text by one function. */
-export const FailureSchema = z.object({ message: z.string(), code: z.string().optional() });
+export const FailureSchema = z.object({
+  message: z.string(),
+  code: z.string().optional(),
+  /** How long the server asked the client to wait before retrying (HTTP `retry-after`). */
+  retryAfterMs: z.number().nonnegative().optional(),
+});
 export type Failure = z.infer<typeof FailureSchema>;
 
 /** The codes a turn's own failures carry on `turn/end` (a model failure carries the adapter's code instead). */
@@ -32,7 +37,12 @@ export function toFailure(thrown: unknown): Failure {
   try {
     const message = capText(messageOf(thrown), MAX_FAILURE_MESSAGE);
     const code = codeOf(thrown);
-    return code === undefined ? { message } : { message, code };
+    const retryAfterMs = retryAfterOf(thrown);
+    return {
+      message,
+      ...(code === undefined ? {} : { code }),
+      ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+    };
   } catch {
     return { message: UNPRINTABLE };
   }
@@ -64,12 +74,17 @@ function codeOf(thrown: unknown): string | undefined {
   return typeof code === 'string' && code !== '' ? capText(code, MAX_CODE) : undefined;
 }
 
+function retryAfterOf(thrown: unknown): number | undefined {
+  const value = isObjectLike(thrown) ? read(thrown, 'retryAfterMs') : undefined;
+  return typeof value === 'number' && Number.isFinite(value) && value >= 0 ? value : undefined;
+}
+
 function isObjectLike(value: unknown): value is object {
   return (typeof value === 'object' || typeof value === 'function') && value !== null;
 }
 
 // A getter or Proxy trap may throw; a property that cannot be read is treated as absent.
-function read(value: object, key: 'message' | 'name' | 'code'): unknown {
+function read(value: object, key: 'message' | 'name' | 'code' | 'retryAfterMs'): unknown {
   try {
     return (value as Record<string, unknown>)[key];
   } catch {

@@ -51,7 +51,6 @@ export const agentMachine = agentSetup.createMachine({
   initial: 'starting',
   states: {
     starting: {
-      entry: 'announceResumed',
       // Awaited once before the first turn; it cannot veto and may only delay by sessionStartTimeout.
       // Like a turn seam (`machines.md`): without a listener, `check` skips it and no actor or timer is built.
       initial: 'check',
@@ -80,6 +79,19 @@ export const agentMachine = agentSetup.createMachine({
             },
           },
           after: { sessionStartTimeout: { target: '#agent.ready', actions: 'reportLateSessionStart' } },
+          // A cancel ends the session start at once: leaving stops it (its signal aborts, hooks are killed).
+          on: {
+            CANCEL: [
+              { guard: 'canDropQueue', target: '#agent.ready', actions: dropQueueNow() },
+              {
+                target: '#agent.ready',
+                actions: {
+                  type: 'notifyCancelRequested',
+                  params: ({ event }) => ({ cause: causeOf(event) }),
+                },
+              },
+            ],
+          },
         },
       },
       on: {

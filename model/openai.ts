@@ -76,7 +76,23 @@ async function toHttpError(response: Response, url: string, signal: AbortSignal)
   const serverMessage = readErrorMessage(body);
   const message =
     serverMessage ?? `The model server at ${url} answered HTTP ${response.status} ${response.statusText}`;
-  return new ModelRequestError({ message, code: toHttpErrorCode(response.status) }, { cause: body });
+  const retryAfterMs = parseRetryAfter(response.headers.get('retry-after'));
+  return new ModelRequestError(
+    {
+      message,
+      code: toHttpErrorCode(response.status),
+      ...(retryAfterMs === undefined ? {} : { retryAfterMs }),
+    },
+    { cause: body },
+  );
+}
+
+/** `retry-after` as ms: delay-seconds or an HTTP date (RFC 9110 §10.2.3); `undefined` when absent or malformed. */
+function parseRetryAfter(header: string | null): number | undefined {
+  if (header === null || header.trim() === '') return undefined;
+  if (/^\s*\d+(\.\d+)?\s*$/.test(header)) return Math.round(Number(header) * 1000);
+  const date = Date.parse(header);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
 }
 
 function toHttpErrorCode(status: number): string {

@@ -50,9 +50,12 @@ export type ModelErrorCode = (typeof ModelErrorCode)[keyof typeof ModelErrorCode
 export class ModelRequestError extends Error {
   override readonly name = 'ModelRequestError';
   readonly code: string | undefined;
+  /** The server's `retry-after`, in ms, when it sent one. */
+  readonly retryAfterMs: number | undefined;
   constructor(failure: Failure, options?: { cause?: unknown }) {
     super(failure.message, options);
     this.code = failure.code;
+    this.retryAfterMs = failure.retryAfterMs;
   }
 }
 

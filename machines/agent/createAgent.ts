@@ -15,6 +15,7 @@ import { Seam } from '../../seams/names.js';
 import type { AgentEnvironment, AgentHandle, CancelCause, DeliveryOptions } from '../../seams/types.js';
 import {
   createSessionLog,
+  eventLineBytes,
   expiredApprovals,
   findSuspension,
   lastMessageNumber,
@@ -24,7 +25,13 @@ import {
 } from '../../session/index.js';
 import type { SessionStore } from '../../session/types.js';
 import { createUsageCounter } from '../../session/usage.js';
-import { createInboxItem, createInjection, freezeJson, type InboxItem } from '../runtime/inbox.js';
+import {
+  createInboxItem,
+  createInjection,
+  freezeJson,
+  type InboxItem,
+  type Injection,
+} from '../runtime/inbox.js';
 import { createReportingScope } from '../runtime/reportingScope.js';
 import type { TurnMachineServices } from '../runtime/services.js';
 import { createActorWithServices } from '../runtime/systemServices.js';
@@ -80,6 +87,12 @@ export interface Agent extends AgentHandle {
   dispose(options?: { keepInbox?: boolean }): Promise<void>;
 }
 
+/**
+ * How many deliveries (`followup`, `queue`, `steer`, `inject`) the notifications of one delivery may make
+ * before the next is refused with a `TypeError`: a listener that delivers on every delivery would never end.
+ */
+export const MAX_NESTED_DELIVERIES = 100;
+
 const CAUSES: readonly CancelCause['kind'][] = ['user', 'parent', 'disposed'];
 
 /** The agent id: the store's session id wins; a different explicit `id` is a mistake. */
@@ -133,6 +146,8 @@ export function createAgent(rawOptions: AgentOptions): Agent {
     () => log.events,
     (listener) => log.subscribe(listener),
     (type, data) => log.append(type, data),
+    // Only a store that commits asynchronously has a barrier worth waiting for (tools and hooks skip it otherwise).
+    log.writesAsync ? () => log.barrier() : undefined,
   );
 
   let actor: Agent['actor'] | undefined;
@@ -159,10 +174,10 @@ export function createAgent(rawOptions: AgentOptions): Agent {
         containedScope,
       );
   };
+  const callerIds = acceptedCallerIds(store.initialEvents);
+  // Wakes an agent that sits still (idle, or waiting on a tool body); a moving one sees the latch in its guard.
   log.onStoreFailure((error) =>
-    queueMicrotask(() =>
-      send({ type: 'STORE_FAILED', failure: { code: error.code, message: error.message } }),
-    ),
+    send({ type: 'STORE_FAILED', failure: { code: error.code, message: error.message } }),
   );
   const usage = createUsageCounter();
   const desk: ApprovalDesk = createApprovalDesk({
@@ -213,14 +228,42 @@ export function createAgent(rawOptions: AgentOptions): Agent {
       throw error;
     }
   };
+  // Deliveries made from inside the notifications of an outer delivery (its session/event, agent/inbox/enqueue…).
+  const nested = { active: false, count: 0 };
+  const withinDeliveryBound = <TResult>(method: string, delivery: () => TResult): TResult => {
+    if (nested.active && ++nested.count > MAX_NESTED_DELIVERIES) {
+      throw new TypeError(
+        `agent.${method}(): ${MAX_NESTED_DELIVERIES} deliveries were made from inside the notifications of one delivery ` +
+          '(a session/event or agent/inbox/enqueue listener that delivers on every delivery loops without end); ' +
+          'deliver at most a bounded number of times from a notification',
+      );
+    }
+    if (nested.active) return delivery();
+    nested.active = true;
+    nested.count = 0;
+    try {
+      return delivery();
+    } finally {
+      nested.active = false;
+    }
+  };
   const deliver = (
+    method: 'followup' | 'queue' | 'steer',
+    content: unknown,
+    deliveryOptions: unknown,
+  ): string => withinDeliveryBound(method, () => deliverOnce(method, content, deliveryOptions));
+  const deliverOnce = (
     method: 'followup' | 'queue' | 'steer',
     content: unknown,
     deliveryOptions: unknown,
   ): string => {
     ensureLive(method);
-    const item = createInboxItem(`m${++nextMessage}`, content, deliveryOptions, method, method !== 'queue');
+    const { callerId, rest } = takeCallerId(method, deliveryOptions);
+    // A re-delivered message (a re-run workflow) is accepted once: the second followup returns its id.
+    if (callerId !== undefined && callerIds.has(callerId)) return callerId;
+    const item = createInboxItem(callerId ?? `m${++nextMessage}`, content, rest, method, method !== 'queue');
     acceptItem(item, method === 'steer');
+    if (callerId !== undefined) callerIds.add(callerId);
     send({ type: method === 'followup' ? 'SEND' : method === 'queue' ? 'QUEUE' : 'STEER', item });
     return item.id;
   };
@@ -236,8 +279,12 @@ export function createAgent(rawOptions: AgentOptions): Agent {
       queue: (content: string | ContentBlock[], opts?: DeliveryOptions) => deliver('queue', content, opts),
       steer: (content: string | ContentBlock[], opts?: DeliveryOptions) => deliver('steer', content, opts),
       inject(content: string | ContentBlock[], opts?: { source?: MessageSource; meta?: JsonValue }) {
-        ensureLive('inject');
-        send({ type: 'INJECT', injection: createInjection(content, opts) });
+        withinDeliveryBound('inject', () => {
+          ensureLive('inject');
+          const injection = createInjection(content, opts);
+          refuseOversizedInjection(injection, log.maxLineBytes);
+          send({ type: 'INJECT', injection });
+        });
       },
       cancel(cause: CancelCause = { kind: 'user' }, opts: { keepInbox?: boolean } = {}) {
         if (cause === null || typeof cause !== 'object' || !CAUSES.includes(cause.kind)) {
@@ -331,8 +378,28 @@ export function createAgent(rawOptions: AgentOptions): Agent {
       }
     },
   });
+  // Re-queued items are announced before session start, so before the actor starts: XState starts an initial
+  // state's children (the session-start listeners) before it runs its entry actions.
+  for (const { id, content, source, wakeup } of resumed)
+    seams.notify(
+      Seam.inboxEnqueue,
+      { agentId, id, content, source, steering: false, wakeup },
+      containedScope,
+    );
   actor.start();
   return agent;
+}
+
+/**
+ * An injection is written later (as an injection turn, or when the batch settles): one whose `context/message`
+ * line could never be written is refused now, idle or mid-batch, so nothing is half-written.
+ */
+function refuseOversizedInjection(injection: Injection, maxLineBytes: number): void {
+  const bytes = eventLineBytes('context/message', injection);
+  if (bytes > maxLineBytes)
+    throw new TypeError(
+      `agent.inject(): its context/message event would take a line of ${bytes} bytes, over maxLineBytes (${maxLineBytes}); inject less content`,
+    );
 }
 
 /**
@@ -375,4 +442,35 @@ function waitUntilIdle(actor: Agent['actor']): Promise<void> {
       complete: () => resolve(),
     });
   });
+}
+
+const CALLER_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const GENERATED_ID = /^m\d+$/;
+
+// `followup(content, { id })`: the caller's id, checked, and the options without it.
+function takeCallerId(method: string, options: unknown): { callerId: string | undefined; rest: unknown } {
+  if (options === null || typeof options !== 'object' || !('id' in options)) {
+    return { callerId: undefined, rest: options };
+  }
+  const { id, ...rest } = options as { id: unknown };
+  if (method !== 'followup') {
+    throw new TypeError(`agent.${method}(): the \`id\` option is only for followup()`);
+  }
+  if (typeof id !== 'string' || !CALLER_ID.test(id) || GENERATED_ID.test(id)) {
+    throw new TypeError(
+      `agent.followup(): expected \`id\` to be 1–128 characters of [A-Za-z0-9._:-] and not of the generated form m<number>, got ${JSON.stringify(id)}`,
+    );
+  }
+  return { callerId: id, rest };
+}
+
+// Caller-supplied ids the session already accepted (generated ids cannot be sent again).
+function acceptedCallerIds(events: readonly LogEvent[]): Set<string> {
+  const ids = new Set<string>();
+  for (const event of events) {
+    if (event.type !== 'inbox/accepted') continue;
+    const { id } = event.data as { id: string };
+    if (!GENERATED_ID.test(id)) ids.add(id);
+  }
+  return ids;
 }

@@ -57,7 +57,6 @@ export const agentSetup = setup({
     discardItems: (_, _params: { items: readonly DiscardEntry[] }) => {},
     recordDiscard: (_, _params: { ids: readonly string[]; cause: InboxDiscardCause }) => {},
     recordTurnDiscards: (_, _params: { output: TurnOutput }) => {},
-    announceResumed: noop,
     writeInjectionTurn: (_, _params: { injection: Injection }) => {},
     // While suspended, an inject() joins the suspended step's held contexts (`turn/held-context`).
     appendHeldContext: (_, _params: { injection: Injection }) => {},

@@ -1,5 +1,5 @@
 import { type ActorSystem, type AnyActorRef, enqueueActions } from 'xstate';
-import type { ToolCallBlock, ToolResult } from '../../kernel/index.js';
+import type { ToolCallBlock, ToolDecidedBy, ToolResult } from '../../kernel/index.js';
 import { describeThrown } from '../../kernel/index.js';
 import { hashArguments, nextRequestId } from '../../session/index.js';
 import type { SessionLog } from '../../session/types.js';
@@ -53,6 +53,7 @@ export function createToolBatchActions(
     context: ToolBatchContext,
     callId: string,
     result: ToolResult,
+    decidedBy: ToolDecidedBy = {},
   ): void => {
     requireLog(services).appendCore('tool/result', {
       turn: context.turn,
@@ -62,6 +63,7 @@ export function createToolBatchActions(
       isError: result.isError,
       ...(result.isError ? { error: { ...result.error } } : {}),
       ...(result.truncated === undefined ? {} : { truncated: { ...result.truncated } }),
+      ...(Object.keys(decidedBy).length === 0 ? {} : { decidedBy: { ...decidedBy } }),
     });
   };
   const appendCall = (
@@ -123,8 +125,10 @@ export function createToolBatchActions(
         });
       }
     }
-    liveHandlesOf(args.system).calls.close(callKeyOf(context, context.cursor));
-    appendResult(servicesOf(args), context, callId, result);
+    const { calls } = liveHandlesOf(args.system);
+    const decidedBy = calls.find(callKeyOf(context, context.cursor))?.decidedBy;
+    calls.close(callKeyOf(context, context.cursor));
+    appendResult(servicesOf(args), context, callId, result, decidedBy);
     self._parent?.send({ type: 'CALL_COMMITTED', callId, contexts: result.additionalContexts ?? [] });
   };
 

@@ -2,7 +2,13 @@ import { type ActionFunction, type ActorSystem, type AnyActorRef, enqueueActions
 import type { HookContext, PromptDecision } from '../../kernel/index.js';
 import { TurnFailureCode, toFailure } from '../../kernel/index.js';
 import { createDecidedNotice } from '../../seams/decidedNotice.js';
-import type { DispatchScope, NotifySeamName, SeamCtx, WaterfallSeamName } from '../../seams/types.js';
+import type {
+  CancelCause,
+  DispatchScope,
+  NotifySeamName,
+  SeamCtx,
+  WaterfallSeamName,
+} from '../../seams/types.js';
 import { SessionLogError } from '../../session/errors.js';
 import { repairEvents } from '../../session/repair.js';
 import { turnUsage } from '../../session/usage.js';
@@ -57,6 +63,7 @@ export interface TurnActionImplementations {
   discardSteering: Effect;
   discardContinueReason: Effect;
   abortTurn: Effect;
+  discardUnrecordedPrompt: Effect<{ cause: CancelCause }>;
   reportFailure: Effect<{ origin: string }>;
   reportListenerFailure: Effect<{ origin: string; error: unknown }>;
   repairCalls: Effect;
@@ -74,6 +81,12 @@ type Services = Pick<TurnMachineServices, 'log' | 'seams' | 'reportError'>;
 /** A continuation reason's steering item id: stable, so the same run yields the same ids. */
 export function continuationItemId(context: Pick<TurnContext, 'input' | 'step'>): string {
   return `${context.input.agentId}:t${context.input.turn}:s${context.step}:continue`;
+}
+
+/** Whether `id` is one of this turn's continuation reasons (whatever step made it). */
+function isContinuationItemId(context: Pick<TurnContext, 'input'>, id: string): boolean {
+  const prefix = `${context.input.agentId}:t${context.input.turn}:s`;
+  return id.startsWith(prefix) && /^\d+:continue$/.test(id.slice(prefix.length));
 }
 
 /**
@@ -150,17 +163,29 @@ export function createTurnActions(servicesOf: ServicesResolver<Services>): TurnA
       const { log } = args.services;
       if (params.decision.kind !== 'allow') return;
       const content = params.decision.content ?? [...item.content];
+      // A rewrite names its author; letting the prompt through unchanged decides nothing.
+      const rewrittenBy = params.decision.content === undefined ? undefined : params.decision.by;
       log.appendCore('user/message', {
         content,
         source: item.source,
         ...(item.meta === undefined ? {} : { meta: item.meta }),
+        ...(rewrittenBy === undefined ? {} : { decidedBy: rewrittenBy }),
       });
       appendContexts(log, params.decision.additionalContexts ?? []);
     }),
     recordBlocked: contained(
-      ({ context, services }, params: { reason: string; contexts: readonly HookContext[] }) => {
+      (
+        { context, services },
+        params: { reason: string; contexts: readonly HookContext[]; decidedBy?: string | undefined },
+      ) => {
         const { content, source } = context.input.item;
-        services.log.appendCore('prompt/blocked', { content: [...content], source, reason: params.reason });
+        const { reason, decidedBy } = params;
+        services.log.appendCore('prompt/blocked', {
+          content: [...content],
+          source,
+          reason,
+          ...(decidedBy === undefined ? {} : { decidedBy }),
+        });
         appendContexts(services.log, params.contexts);
       },
     ),
@@ -185,7 +210,9 @@ export function createTurnActions(servicesOf: ServicesResolver<Services>): TurnA
           content: [...item.content],
           source: item.source,
           ...(item.meta === undefined ? {} : { meta: item.meta }),
-          itemId: item.id,
+          // A continuation's reason is no inbox item (no inbox/accepted): it names no item.
+          ...(isContinuationItemId(context, item.id) ? {} : { itemId: item.id }),
+          ...(item.decidedBy === undefined ? {} : { decidedBy: item.decidedBy }),
         });
         appendContexts(log, item.contexts);
       }
@@ -262,6 +289,12 @@ export function createTurnActions(servicesOf: ServicesResolver<Services>): TurnA
         .scopes.get(context.input.scopeKey)
         .controller.abort(context.cancel ?? { kind: 'user' });
     }),
+    // Cancelled before its prompt was recorded: the person did not ask for it to run later (storage.md,
+    // "On resume"); a dispose keeps it for the resume.
+    discardUnrecordedPrompt: contained(({ context, services }, params: { cause: CancelCause }) => {
+      if (params.cause.kind === 'disposed') return;
+      services.log.appendCore('inbox/discarded', { ids: [context.input.item.id], cause: 'cancel' });
+    }),
     reportFailure: contained(({ context, services }, params: { origin: string }) => {
       if (!context.failure) return;
       const { step, message, code } = context.failure;
@@ -297,10 +330,13 @@ export function createTurnActions(servicesOf: ServicesResolver<Services>): TurnA
       try {
         const usage = turnUsage(services.log.events);
         const reason = context.endReason;
-        services.log.appendCore(
-          'turn/end',
-          usage ? { turn: context.input.turn, reason, usage } : { turn: context.input.turn, reason },
-        );
+        const decidedBy = reason.kind === 'completed' ? context.stop?.decidedBy : undefined;
+        services.log.appendCore('turn/end', {
+          turn: context.input.turn,
+          reason,
+          ...(usage ? { usage } : {}),
+          ...(decidedBy === undefined ? {} : { decidedBy }),
+        });
       } catch (error) {
         // The turn is over either way; a refused turn/end can only be reported.
         services.reportError({ error: toFailure(error), origin: 'turn/end', turn: context.input.turn });

@@ -6,6 +6,7 @@ import type {
   RequestErrorDecision,
 } from '../../kernel/index.js';
 import { toFailure } from '../../kernel/index.js';
+import { deciderOf } from '../../seams/decider.js';
 import type { CancelCause, WaterfallSeamName } from '../../seams/types.js';
 import type { InboxItem, Injection } from '../runtime/inbox.js';
 import { sendToLiveChild } from '../runtime/sendToLiveChild.js';
@@ -80,6 +81,7 @@ export const turnSetup = setup({
     discardSteering: noop,
     discardContinueReason: noop,
     abortTurn: noop,
+    discardUnrecordedPrompt: (_, _params: { cause: CancelCause }) => {},
     reportFailure: (_, _params: { origin: string }) => {},
     reportListenerFailure: (_, _params: { origin: string; error: unknown }) => {},
     repairCalls: noop,
@@ -134,11 +136,13 @@ export const turnSetup = setup({
       }),
     }),
     failRequest: assign({
-      failure: ({ context }) =>
-        context.failure ?? {
-          step: context.step,
-          ...(context.request.lastFailure ?? { message: 'The model request failed' }),
-        },
+      failure: ({ context }) => {
+        // The server's retry-after was for the retry decision; turn/end records message and code.
+        const { retryAfterMs: _wait, ...failure } = context.request.lastFailure ?? {
+          message: 'The model request failed',
+        };
+        return context.failure ?? { step: context.step, ...failure };
+      },
     }),
     recordFailure: assign({
       failure: ({ context }, params: { error: unknown }) =>
@@ -168,14 +172,19 @@ export const turnSetup = setup({
         source: decision.reason.source,
         contexts: [],
         wakeup: true,
+        ...(decision.by === undefined ? {} : { decidedBy: decision.by }),
       };
       return { thisStep, steering: [...context.steering, item] };
     }),
     recordStop: assign({
       stop: (_, params: { output: TurnStopOutput }) =>
         params.output.decision?.reason === undefined
-          ? { stoppedBy: params.output.decidedBy }
-          : { stoppedBy: params.output.decidedBy, stopReason: params.output.decision.reason },
+          ? { stoppedBy: params.output.decidedBy, decidedBy: deciderOf(params.output) }
+          : {
+              stoppedBy: params.output.decidedBy,
+              stopReason: params.output.decision.reason,
+              decidedBy: deciderOf(params.output),
+            },
     }),
     holdInjection: assign({
       held: ({ context }, params: { injection: Injection }) => [...context.held, params.injection],

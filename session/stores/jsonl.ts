@@ -22,6 +22,8 @@ export interface JsonlStore extends SessionStore {
   readonly sessionId: string;
   readonly path: string;
   readonly maxLineBytes: number;
+  /** The copy of the original file a repair on open wrote (`<file>.bak`, `.bak.1`, …); undefined when the file was not changed. */
+  readonly backup: string | undefined;
 }
 
 export interface CreateJsonlStoreOptions {
@@ -85,6 +87,7 @@ export async function createJsonlStore(
     io,
     size: headerLine.length,
     maxLineBytes,
+    backup: undefined,
   });
 }
 
@@ -121,8 +124,10 @@ export async function openJsonlStore(path: string, options: OpenJsonlStoreOption
       );
     }
     const plan = planRepair(read);
-    if (plan.append !== undefined) applyRepair(io, path, read, plan.keepBytes, plan.append);
-    else refuseReadOnly(path, read, 'is read-only; a session to continue must be writable');
+    const backup =
+      plan.append === undefined ? undefined : applyRepair(io, path, read, plan.keepBytes, plan.append);
+    if (backup === undefined)
+      refuseReadOnly(path, read, 'is read-only; a session to continue must be writable');
     let fd: number;
     try {
       // r+, not a: writes are positional at the known end, so a failed one can be cut back exactly.
@@ -146,6 +151,7 @@ export async function openJsonlStore(path: string, options: OpenJsonlStoreOption
       io,
       size: io.fstatSync(fd).size,
       maxLineBytes,
+      backup,
     });
   } catch (error) {
     lock.release();
@@ -158,7 +164,8 @@ function backupPath(path: string, index: number): string {
   return index === 0 ? `${path}.bak` : `${path}.bak.${index}`;
 }
 
-function applyRepair(io: FileIo, path: string, read: ReadSession, keepBytes: number, append: string): void {
+/** Writes the repair in place after copying the original to a new backup; returns the backup's path. */
+function applyRepair(io: FileIo, path: string, read: ReadSession, keepBytes: number, append: string): string {
   refuseReadOnly(path, read, 'needs repair but is read-only');
   const fail = (what: string, error: unknown) =>
     new SessionLoadError(
@@ -211,6 +218,7 @@ function applyRepair(io: FileIo, path: string, read: ReadSession, keepBytes: num
   } finally {
     io.closeSync(fd);
   }
+  return backup;
 }
 
 // Mode bits decide, not access(): a process with the power to write anyway (root) must still respect them.
@@ -313,6 +321,7 @@ interface FileStoreParts {
   /** Bytes in the file: where the next line starts, and where a failed write is cut back to. */
   readonly size: number;
   readonly maxLineBytes: number;
+  readonly backup: string | undefined;
 }
 
 function createFileStore(parts: FileStoreParts): JsonlStore {
@@ -330,6 +339,7 @@ function createFileStore(parts: FileStoreParts): JsonlStore {
     path,
     sessionId: parts.sessionId,
     maxLineBytes,
+    backup: parts.backup,
     durable: true,
     initialEvents: Object.freeze([...parts.initialEvents]),
     repairs: Object.freeze([...parts.repairs]),

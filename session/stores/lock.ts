@@ -73,14 +73,17 @@ export function acquireSessionLock(sessionPath: string, options: AcquireLockOpti
     const existing = parseLock(seen);
     const state = existing === undefined ? 'unknown' : holderState(existing);
     const who = existing === undefined ? 'an unreadable lock' : describeHolder(existing);
-    if (state !== 'dead' && options.breakLock !== true) {
+    // A holder alive on this host is never broken, whatever `breakLock` says: two writers corrupt the file.
+    if (state === 'alive' || (state === 'unknown' && options.breakLock !== true)) {
       throw new SessionLockedError(
         sessionPath,
         existing === undefined ? { pid: 0, host: 'unknown', since: 'unknown' } : holderOf(existing),
         `Session file ${sessionPath} is locked by ${who} (${path}); ` +
           (state === 'alive'
-            ? 'only one writer may hold a session: close that store or wait for it to exit'
+            ? `only one writer may hold a session, and process ${existing?.pid} is still running on this host: ` +
+              'close that store or wait for it to exit (the lock of a live process is never broken)'
             : 'if that process is gone, break the lock (open with breakLock: true)'),
+        state,
       );
     }
     if (takeOver(path, seen)) {

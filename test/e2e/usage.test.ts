@@ -213,7 +213,7 @@ describe('U05 bad input exits 2 and leaves nothing behind', () => {
 });
 
 describe('U05 a locked session', () => {
-  it('U05 a session another store holds exits 2 naming --break-lock; --break-lock takes it over', async () => {
+  it('U05 a session another store holds exits 2 naming the holder; --break-lock takes over only a foreign lock', async () => {
     const script = await file('script.json', JSON.stringify([{ text: 'one' }, { text: 'two' }]));
     const target = path.join(dir, 'session.jsonl');
     expect((await cli(['run', 'first', '--model', `scripted:${script}`, '--session', target])).code).toBe(0);
@@ -226,17 +226,22 @@ describe('U05 a locked session', () => {
       expect(locked.code).toBe(2);
       expect(locked.err.trimEnd().split('\n')).toHaveLength(1);
       expect(locked.err).toMatch(
-        new RegExp(
-          `session file .*session\\.jsonl is in use by process ${process.pid} .*; if that run is gone, add --break-lock`,
-        ),
+        new RegExp(`session file .*session\\.jsonl is in use by process ${process.pid} on this host`),
       );
-      expect(locked.err).not.toMatch(/breakLock|store/);
+      expect(locked.err).not.toMatch(/breakLock|store|--break-lock/);
       expect(await readFile(target, 'utf8')).toBe(before);
-      const taken = await resume('--break-lock');
-      expect(taken.code).toBe(0);
     } finally {
       await holder.close().catch(() => {});
     }
+    // A lock from another host: the hint appears, and --break-lock takes it over.
+    const foreign = { pid: 4242, host: 'elsewhere.example', since: '2025-01-01T00:00:00.000Z', nonce: 'n' };
+    await writeFile(`${target}.lock`, JSON.stringify(foreign));
+    const foreignLocked = await resume();
+    expect(foreignLocked.code).toBe(2);
+    expect(foreignLocked.err).toMatch(
+      /in use by process 4242 on elsewhere\.example .*; if that run is gone, add --break-lock/,
+    );
+    expect((await resume('--break-lock')).code).toBe(0);
     const { events } = await readJsonlLog(target);
     expect(checkInvariants(events)).toEqual([]);
     expect(events.filter((e) => e.type === 'turn/start')).toHaveLength(2);

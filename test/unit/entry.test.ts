@@ -64,7 +64,7 @@ describe('public entries', () => {
     ]) {
       expect(events.length).toBeGreaterThan(0);
     }
-    expect(Object.keys(seamchart.plugins).sort()).toEqual(['metrics', 'retry', 'timeout']);
+    expect(Object.keys(seamchart.plugins).sort()).toEqual(['metrics', 'requestRetry', 'retry', 'timeout']);
   });
 
   it('seamchart/testing exports the kit', () => {

@@ -1,6 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { describeThrown } from '../../kernel/index.js';
+import { McpConfigError } from './errors.js';
+import { assertDistinctServers } from './servers.js';
 import type { McpStdioServer } from './types.js';
 
 // Claude Code's `.mcp.json`: `{ "mcpServers": { "<name>": { "command", "args"?, "env"? } } }`.
@@ -11,11 +13,6 @@ const StdioEntrySchema = z.object({
   env: z.record(z.string(), z.string()).optional(),
 });
 const McpConfigSchema = z.object({ mcpServers: z.record(z.string(), z.unknown()) });
-
-/** A `.mcp.json` that cannot be used; the CLI prints it as one line. */
-export class McpConfigError extends Error {
-  override readonly name = 'McpConfigError';
-}
 
 /**
  * Reads the stdio servers of a Claude Code `.mcp.json` file.
@@ -43,7 +40,7 @@ export function parseMcpConfig(raw: unknown, file = 'MCP config'): McpStdioServe
   if (!config.success) {
     throw new McpConfigError(`${file}: expected an object { "mcpServers": { "<name>": { "command": … } } }`);
   }
-  return Object.entries(config.data.mcpServers).map(([name, rawEntry]) => {
+  const servers = Object.entries(config.data.mcpServers).map(([name, rawEntry]): McpStdioServer => {
     const type = (rawEntry as { type?: unknown } | null)?.type;
     if (type !== undefined && type !== 'stdio') {
       throw new McpConfigError(
@@ -64,4 +61,6 @@ export function parseMcpConfig(raw: unknown, file = 'MCP config'): McpStdioServe
       ...(entry.data.env ? { env: entry.data.env } : {}),
     };
   });
+  assertDistinctServers(servers, file);
+  return servers;
 }

@@ -1,16 +1,21 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { describeThrown } from '../../kernel/index.js';
-import { ownerMarkerName } from '../../process/index.js';
-import type { ToolDefinition } from '../types.js';
-import { defineMcpTool } from './mcpTool.js';
+import { createDisposer } from '../../seams/disposer.js';
+import type { Disposer } from '../../seams/types.js';
+import type { ToolDefinition, ToolRegistryCore } from '../types.js';
+import { assertDistinctServers } from './servers.js';
+import type { StartedServer, StartOptions } from './startServer.js';
 import type { McpServerFailure, McpStdioServer } from './types.js';
 
 /** The tools of the MCP servers that started, and the ones that did not. */
 export interface McpConnection {
-  /** `mcp__<server>__<tool>` definitions, ready for `tools.register`. */
+  /** `mcp__<server>__<tool>` definitions as the servers list them now. */
   readonly tools: readonly ToolDefinition[];
   readonly failures: readonly McpServerFailure[];
+  /**
+   * Registers the tools in `registry` and keeps each server's tools there current when the server
+   * sends `tools/list_changed`; a tool whose name is taken is left out and reported.
+   * @returns removes this connection's tools from the registry
+   */
+  register(registry: ToolRegistryCore, report?: (message: string) => void): Disposer;
   /** Ends every server process (idempotent). */
   close(): Promise<void>;
 }
@@ -24,83 +29,88 @@ export interface ConnectMcpOptions {
   clientInfo?: { name: string; version: string };
 }
 
-const STDERR_TAIL = 2000;
+/** One registry the connection keeps current: the disposers of each server's registered tools. */
+interface Attachment {
+  readonly registry: ToolRegistryCore;
+  readonly report: (message: string) => void;
+  readonly byServer: Map<string, Disposer[]>;
+}
 
 /**
  * Starts MCP servers over stdio and lists their tools; a server that fails is reported, not thrown.
+ * Servers whose tool names would collide (`my.fs` and `my_fs`) are refused (`McpConfigError`)
+ * before any starts. The MCP SDK is loaded on the first call.
  * @param servers the stdio servers to start
  * @param options cwd, start timeout, client info
  * @example
  * const mcp = await connectMcpServers([{ name: 'notes', command: 'node', args: ['notes.js'] }]);
- * for (const tool of mcp.tools) tools.register(tool);
+ * mcp.register(tools);
  * await mcp.close(); // when the session ends
  */
 export async function connectMcpServers(
   servers: readonly McpStdioServer[],
   options: ConnectMcpOptions = {},
 ): Promise<McpConnection> {
-  const started = await Promise.all(servers.map((server) => startServer(server, options)));
-  const clients = started.flatMap((entry) => ('client' in entry ? [entry.client] : []));
+  assertDistinctServers(servers, 'connectMcpServers');
+  const current = new Map<string, ToolDefinition[]>();
+  const attachments = new Set<Attachment>();
+  const attachServer = (attachment: Attachment, server: string): void => {
+    for (const dispose of attachment.byServer.get(server) ?? []) dispose();
+    const disposers: Disposer[] = [];
+    for (const tool of current.get(server) ?? []) {
+      try {
+        disposers.push(attachment.registry.register(tool));
+      } catch (error) {
+        attachment.report(`MCP server "${server}": tool ${tool.name} left out: ${(error as Error).message}`);
+      }
+    }
+    attachment.byServer.set(server, disposers);
+  };
+  const onToolsChanged = (server: string, tools: ToolDefinition[] | Error): void => {
+    if (tools instanceof Error) {
+      for (const attachment of attachments) attachment.report(tools.message);
+      return;
+    }
+    current.set(server, tools);
+    for (const attachment of attachments) attachServer(attachment, server);
+  };
+
+  const outcomes = await startServers(servers, {
+    cwd: options.cwd,
+    timeoutMs: options.startTimeoutMs ?? 10_000,
+    clientInfo: options.clientInfo ?? { name: 'seamchart', version: '0' },
+    onToolsChanged,
+  });
+  const started = outcomes.filter((outcome): outcome is StartedServer => !('failure' in outcome));
+  for (const server of started) current.set(server.name, server.tools);
   let closing: Promise<void> | undefined;
   return Object.freeze({
-    tools: Object.freeze(started.flatMap((entry) => ('tools' in entry ? entry.tools : []))),
-    failures: Object.freeze(started.flatMap((entry) => ('failure' in entry ? [entry.failure] : []))),
+    get tools() {
+      return Object.freeze([...current.values()].flat());
+    },
+    failures: Object.freeze(outcomes.flatMap((outcome) => ('failure' in outcome ? [outcome.failure] : []))),
+    register(registry: ToolRegistryCore, report: (message: string) => void = () => {}) {
+      const attachment: Attachment = { registry, report, byServer: new Map() };
+      attachments.add(attachment);
+      for (const server of current.keys()) attachServer(attachment, server);
+      return createDisposer(() => {
+        attachments.delete(attachment);
+        for (const disposers of attachment.byServer.values()) for (const dispose of disposers) dispose();
+      });
+    },
     close() {
-      closing ??= Promise.all(clients.map((client) => client.close().catch(() => {}))).then(() => {});
+      closing ??= Promise.all(started.map((server) => server.close())).then(() => {});
       return closing;
     },
   });
 }
 
-type Started = { client: Client; tools: ToolDefinition[] } | { failure: McpServerFailure };
-
-async function startServer(server: McpStdioServer, options: ConnectMcpOptions): Promise<Started> {
-  const transport = new StdioClientTransport({
-    command: server.command,
-    args: [...(server.args ?? [])],
-    // The server sees the agent's environment plus its own entries, as Claude Code starts them.
-    env: { ...definedEnv(process.env), [ownerMarkerName]: '1', ...(server.env ?? {}) },
-    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
-    // Piped, never inherited: under `seamchart acp` nothing but protocol may reach our stdout.
-    stderr: 'pipe',
-  });
-  let stderrTail = '';
-  transport.stderr?.on('data', (chunk: Buffer) => {
-    stderrTail = (stderrTail + chunk.toString('utf8')).slice(-STDERR_TAIL);
-  });
-  const client = new Client(options.clientInfo ?? { name: 'seamchart', version: '0' }, { capabilities: {} });
-  const timeoutMs = options.startTimeoutMs ?? 10_000;
-  try {
-    await client.connect(transport, { timeout: timeoutMs });
-    const listed = await listAllTools(client, timeoutMs);
-    const tools = listed.map((tool) => defineMcpTool(server.name, tool, client));
-    return { client, tools };
-  } catch (error) {
-    await client.close().catch(() => {});
-    const detail =
-      stderrTail.trim() === '' ? '' : ` (stderr: ${stderrTail.trim().split('\n').slice(-3).join(' | ')})`;
-    return {
-      failure: {
-        server: server.name,
-        message: `MCP server "${server.name}" (${server.command}) failed to start: ${describeThrown(error)}${detail}`,
-      },
-    };
-  }
-}
-
-async function listAllTools(client: Client, timeoutMs: number) {
-  const tools = [];
-  let cursor: string | undefined;
-  do {
-    const page = await client.listTools(cursor === undefined ? {} : { cursor }, { timeout: timeoutMs });
-    tools.push(...page.tools);
-    cursor = page.nextCursor;
-  } while (cursor !== undefined);
-  return tools;
-}
-
-function definedEnv(env: NodeJS.ProcessEnv): Record<string, string> {
-  return Object.fromEntries(
-    Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined),
-  );
+/** Starts every server; with none, the MCP SDK is not even loaded (a run without MCP never loads it). */
+async function startServers(
+  servers: readonly McpStdioServer[],
+  options: StartOptions,
+): Promise<(StartedServer | { failure: McpServerFailure })[]> {
+  if (servers.length === 0) return [];
+  const { startMcpServer } = await import('./startServer.js');
+  return Promise.all(servers.map((server) => startMcpServer(server, options)));
 }

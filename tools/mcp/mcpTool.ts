@@ -22,8 +22,14 @@ const NO_CLIENT_TIMEOUT = 2 ** 31 - 1;
  * @param server the server's configured name
  * @param listed the tool as listed
  * @param client the connected client
+ * @param toolsSettled resolves once a tool-list change the server announced during the call is read
  */
-export function defineMcpTool(server: string, listed: ListedMcpTool, client: Client): ToolDefinition {
+export function defineMcpTool(
+  server: string,
+  listed: ListedMcpTool,
+  client: Client,
+  toolsSettled: () => Promise<void> = () => Promise.resolve(),
+): ToolDefinition {
   return defineTool({
     name: mcpToolName(server, listed.name),
     description: listed.description ?? `${listed.name} (MCP server "${server}")`,
@@ -41,6 +47,7 @@ export function defineMcpTool(server: string, listed: ListedMcpTool, client: Cli
             cause: error,
           });
         });
+      await toolsSettled();
       const text = describeContent(result.content);
       if (result.isError) throw new Error(text || `MCP tool ${listed.name} failed`);
       return text;

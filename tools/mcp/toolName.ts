@@ -7,5 +7,10 @@ const INVALID = /[^A-Za-z0-9_-]/g;
  * @param tool the tool's name as the server lists it
  */
 export function mcpToolName(server: string, tool: string): string {
-  return `mcp__${server.replace(INVALID, '_')}__${tool.replace(INVALID, '_')}`;
+  return `${mcpToolPrefix(server)}${tool.replace(INVALID, '_')}`;
+}
+
+/** `mcp__<server>__`: what every tool name of a server starts with (`my.fs` and `my_fs` share one). */
+export function mcpToolPrefix(server: string): string {
+  return `mcp__${server.replace(INVALID, '_')}__`;
 }

@@ -5,5 +5,6 @@ export {
   type SeamMetrics,
   type ToolMetrics,
 } from './metrics.js';
+export { type RequestRetryOptions, type RequestRetryWait, requestRetry } from './requestRetry.js';
 export { type RetryOptions, retry } from './retry.js';
 export { type TimeoutOptions, timeout } from './timeout.js';

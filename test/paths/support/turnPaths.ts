@@ -282,7 +282,7 @@ export async function executeTurnPath(
       const suspended = (payload as { suspended?: { pending: string[] } } | undefined)?.suspended;
       if (suspended === undefined) return;
       const last = log.events.findLast((event) => event.type === 'approval/requested');
-      const requestId = (last?.data as { requestId: string }).requestId;
+      const requestId = (last!.data as { requestId: string }).requestId;
       return { payload: { ...(payload as object), suspended: { ...suspended, pending: [requestId] } } };
     },
     log,

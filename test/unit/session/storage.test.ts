@@ -13,6 +13,7 @@ import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { main } from '../../../cli/main.js';
 import type { LogEvent } from '../../../kernel/index.js';
 import {
   checkInvariants,
@@ -26,6 +27,7 @@ import {
   SessionStoreError,
 } from '../../../session/index.js';
 import { READ_CHUNK_BYTES } from '../../../session/stores/jsonlParse.js';
+import { captureIO } from '../../e2e/support/captureIO.js';
 import { am, cm, logOf, se, ss, tc, te, tr, ts, um } from './build.js';
 import { faultIo } from './faultIo.js';
 import { header, lineOf, rejection, sessionFiles } from './sessionFiles.js';
@@ -157,6 +159,42 @@ describe('D01 one writer per session', () => {
       'lock: broke the lock of process 4242 on elsewhere.example (since 2025-01-01T00:00:00.000Z) (breakLock)',
     ]);
     await store.close();
+  });
+});
+
+describe('Y02 --break-lock never breaks a live holder on this host', () => {
+  it('Y02 breakLock: true and run --resume --break-lock are refused while the holder runs; the file and lock are untouched', async () => {
+    const path = freshPath();
+    const child = startChild(['hold', path, 'held-live']);
+    try {
+      expect(await firstLine(child)).toBe('READY');
+      const before = readFileSync(path);
+      const lockBefore = readFileSync(`${path}.lock`);
+      const error = await rejection(openJsonlStore(path, { breakLock: true }));
+      expect(error).toMatchObject({
+        code: 'SESSION_LOCKED',
+        holderState: 'alive',
+        holder: { pid: child.pid },
+      });
+      expect(error.message).toContain(`process ${child.pid} is still running on this host`);
+      expect(error.message).not.toContain('breakLock: true');
+      const script = join(directory, 'y02-script.json');
+      writeFileSync(script, JSON.stringify([{ text: 'should not run' }]));
+      const io = captureIO();
+      const code = await main(
+        ['run', 'again', '--model', `scripted:${script}`, '--session', path, '--resume', '--break-lock'],
+        io,
+      );
+      expect(code).toBe(2);
+      expect(io.err()).toContain(`in use by process ${child.pid} on this host`);
+      expect(io.err()).not.toContain('--break-lock');
+      expect(readFileSync(path).equals(before)).toBe(true);
+      expect(readFileSync(`${path}.lock`).equals(lockBefore)).toBe(true);
+      expect(existsSync(`${path}.bak`)).toBe(false);
+    } finally {
+      child.kill('SIGKILL');
+      await exited(child);
+    }
   });
 });
 

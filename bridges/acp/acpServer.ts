@@ -1,0 +1,231 @@
+import { randomUUID } from 'node:crypto';
+import { rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { Readable, Writable } from 'node:stream';
+import * as acp from '@agentclientprotocol/sdk';
+import { createJsonlStore, openJsonlStore } from '../../session/index.js';
+import type { SessionStore } from '../../session/types.js';
+import { toPromptContent } from './content.js';
+import { createPermissionChannel } from './permission.js';
+import { bridgeSession, type SessionBridge } from './sessionBridge.js';
+import { listSessionFiles, readSessionCwd, resolveSessionFile } from './sessionFiles.js';
+import { toToolKindFrom } from './toolKind.js';
+import type { AcpMcpServer, AcpServer, AcpSession, ServeAcpOptions } from './types.js';
+
+interface LiveSession {
+  readonly bridge: SessionBridge;
+}
+
+/** The ACP server itself (`serveAcp` loads this module, and with it the SDK, on first use). */
+export function startAcpServer(options: ServeAcpOptions): AcpServer {
+  const logger = options.logger ?? {
+    error: (message: string) => process.stderr.write(`seamchart acp: ${message}\n`),
+  };
+  const report = (message: string): void => logger.error(message);
+  const rejectedStopReason = options.rejectedStopReason ?? 'refusal';
+  const sessions = new Map<string, LiveSession>();
+  let client: acp.AgentContext | undefined;
+
+  const notifier = (sessionId: string) => (update: acp.SessionUpdate) =>
+    client ? client.notify(acp.methods.client.session.update, { sessionId, update }) : Promise.resolve();
+
+  const open = async (
+    sessionId: string,
+    cwd: string,
+    rawServers: readonly acp.McpServer[],
+    store: SessionStore,
+    resume: boolean,
+  ): Promise<{ live: LiveSession; notices: string[] }> => {
+    const { servers, unsupported } = splitMcpServers(rawServers);
+    let session: AcpSession | undefined;
+    const kindOf = (name: string) => toToolKindFrom(session, name);
+    const approval = createPermissionChannel({
+      sessionId,
+      kindOf,
+      report,
+      requestPermission: (params) => {
+        if (!client) throw new Error('the connection is closed');
+        return client.request(acp.methods.client.session.requestPermission, params);
+      },
+    });
+    try {
+      session = await options.createSession({ sessionId, cwd, mcpServers: servers, resume, store, approval });
+    } catch (error) {
+      await store.close().catch(() => {});
+      throw acp.RequestError.internalError(
+        { sessionId },
+        `createSession failed: ${(error as Error).message}`,
+      );
+    }
+    const bridge = bridgeSession(session, {
+      sessionId,
+      rejectedStopReason,
+      notify: notifier(sessionId),
+      report,
+    });
+    const live = { bridge };
+    sessions.set(sessionId, live);
+    const notices = [...unsupported, ...(session.notices ?? [])];
+    for (const notice of notices) report(notice);
+    return { live, notices };
+  };
+
+  // Problems found while opening go to the editor as a message, after it knows the session id.
+  const tell = (sessionId: string, notices: readonly string[]): void => {
+    if (notices.length === 0) return;
+    setImmediate(() => {
+      void notifier(sessionId)({
+        sessionUpdate: 'agent_message_chunk',
+        content: { type: 'text', text: notices.map((notice) => `⚠ ${notice}`).join('\n') },
+      }).catch(() => {});
+    });
+  };
+
+  const sessionOf = (sessionId: string): LiveSession => {
+    const live = sessions.get(sessionId);
+    if (!live) throw acp.RequestError.sessionNotFound(sessionId);
+    return live;
+  };
+
+  const app = acp
+    .agent({ name: options.agentInfo?.name ?? 'seamchart' })
+    .onConnect((connection) => {
+      client = connection.client;
+    })
+    .onRequest(acp.methods.agent.initialize, () => ({
+      // v1 is the only version this agent speaks; a client asking for another gets it and decides.
+      protocolVersion: acp.PROTOCOL_VERSION,
+      agentCapabilities: {
+        loadSession: true,
+        sessionCapabilities: { list: {}, close: {} },
+        promptCapabilities: { image: false, audio: false, embeddedContext: false },
+        mcpCapabilities: { http: false, sse: false },
+      },
+      authMethods: [],
+      agentInfo: options.agentInfo ?? { name: 'seamchart', version: '0.0.0' },
+    }))
+    .onRequest(acp.methods.agent.session.new, async ({ params }) => {
+      const cwd = await validateCwd(params.cwd);
+      const sessionId = randomUUID();
+      const file = path.join(options.sessionsDir, `${sessionId}.jsonl`);
+      const store = await createJsonlStore(file, { id: sessionId, cwd }).catch((error: unknown) => {
+        throw acp.RequestError.internalError({ file }, (error as Error).message);
+      });
+      const opened = await open(sessionId, cwd, params.mcpServers, store, false).catch(
+        async (error: unknown) => {
+          // A session that never opened leaves no file behind (the store was closed by open()).
+          await rm(file, { force: true });
+          throw error;
+        },
+      );
+      tell(sessionId, opened.notices);
+      return { sessionId };
+    })
+    .onRequest(acp.methods.agent.session.load, async ({ params }) => {
+      // Validated before the id names anything on disk.
+      const file = resolveSessionFile(options.sessionsDir, params.sessionId);
+      if (sessions.has(params.sessionId)) {
+        throw acp.RequestError.invalidRequest(
+          { sessionId: params.sessionId },
+          'this session is already open',
+        );
+      }
+      const cwd = await validateCwd(params.cwd);
+      const recorded = await readSessionCwd(file);
+      if (recorded !== undefined && path.resolve(recorded) !== cwd) {
+        throw acp.RequestError.invalidParams(
+          { sessionId: params.sessionId, cwd: recorded },
+          `session ${params.sessionId} was started in ${recorded}, not ${cwd}`,
+        );
+      }
+      const store = await openJsonlStore(file, { id: params.sessionId }).catch((error: unknown) => {
+        throw acp.RequestError.invalidParams({ file }, (error as Error).message);
+      });
+      const { live, notices } = await open(params.sessionId, cwd, params.mcpServers, store, true);
+      await live.bridge.replay();
+      tell(params.sessionId, notices);
+      return {};
+    })
+    .onRequest(acp.methods.agent.session.prompt, ({ params }) =>
+      sessionOf(params.sessionId).bridge.prompt(toPromptContent(params.prompt)),
+    )
+    .onRequest(acp.methods.agent.session.close, async ({ params }) => {
+      const live = sessions.get(params.sessionId);
+      if (!live) throw acp.RequestError.resourceNotFound(params.sessionId);
+      sessions.delete(params.sessionId);
+      // Its agent and MCP servers end now; prompts still open answer `cancelled`.
+      await live.bridge.dispose();
+      return {};
+    })
+    .onRequest(acp.methods.agent.session.list, async ({ params }) => {
+      const cwd = params.cwd ?? undefined;
+      return listSessionFiles(options.sessionsDir, {
+        ...(cwd === undefined ? {} : { cwd: path.resolve(cwd) }),
+        ...(params.cursor == null ? {} : { cursor: params.cursor }),
+      });
+    })
+    .onNotification(acp.methods.agent.session.cancel, ({ params }) => {
+      sessions.get(params.sessionId)?.bridge.cancel();
+    });
+
+  const connection = app.connect(options.stream ?? stdioStream());
+  const closed = connection.closed
+    .catch(() => {})
+    .then(async () => {
+      client = undefined;
+      await Promise.all([...sessions.values()].map((live) => live.bridge.dispose()));
+      sessions.clear();
+    });
+  return {
+    closed,
+    close() {
+      connection.close();
+      return closed;
+    },
+  };
+}
+
+/** The process's stdin/stdout as newline-delimited JSON-RPC. */
+function stdioStream(): acp.Stream {
+  return acp.ndJsonStream(
+    Writable.toWeb(process.stdout) as WritableStream<Uint8Array>,
+    Readable.toWeb(process.stdin) as ReadableStream<Uint8Array>,
+  );
+}
+
+async function validateCwd(cwd: string): Promise<string> {
+  if (!path.isAbsolute(cwd)) {
+    throw acp.RequestError.invalidParams(
+      { cwd },
+      `Expected cwd to be an absolute path, got ${JSON.stringify(cwd)}`,
+    );
+  }
+  const isDirectory = await stat(cwd).then(
+    (stats) => stats.isDirectory(),
+    () => false,
+  );
+  if (!isDirectory) throw acp.RequestError.invalidParams({ cwd }, `cwd ${cwd} is not a directory`);
+  return path.resolve(cwd);
+}
+
+/** Stdio servers for the session; http and sse are not advertised, so they are reported. */
+function splitMcpServers(raw: readonly acp.McpServer[]): { servers: AcpMcpServer[]; unsupported: string[] } {
+  const servers: AcpMcpServer[] = [];
+  const unsupported: string[] = [];
+  for (const server of raw) {
+    if ('type' in server && (server.type === 'http' || server.type === 'sse')) {
+      unsupported.push(
+        `MCP server "${server.name}" uses ${server.type}; seamchart connects stdio servers only`,
+      );
+      continue;
+    }
+    const stdio = server as acp.McpServerStdio;
+    servers.push({
+      name: stdio.name,
+      command: stdio.command,
+      args: [...stdio.args],
+      env: Object.fromEntries(stdio.env.map((entry) => [entry.name, entry.value])),
+    });
+  }
+  return { servers, unsupported };
+}
