@@ -13,6 +13,7 @@ import {
   type Seams,
   scriptedModel,
 } from '../index.js';
+import { benchDistributed } from './distributed.js';
 
 /**
  * Benchmarks (`npm run bench [-- --json FILE]`): medians over several runs, measured side by side in one
@@ -388,6 +389,12 @@ async function main(): Promise<void> {
   await benchParallelBatch();
   await benchHeap();
   await benchInFlight();
+  await benchDistributedRows();
+}
+
+/** Sessions in PostgreSQL run by worker processes (needs the server of docs/distributed.md). */
+async function benchDistributedRows(): Promise<void> {
+  for (const row of await benchDistributed(Math.min(RUNS, 3))) rows.push(row);
 }
 
 function printRows(): void {
@@ -419,6 +426,7 @@ else if (only === 'inflight') await benchInFlight();
 else if (only === 'heap') await benchHeap();
 else if (only === 'batch') await benchParallelBatch();
 else if (only === 'cli') await benchCliStartup();
+else if (only === 'distributed') await benchDistributedRows();
 else await main();
 printRows();
 if (flags.json !== undefined) writeJson(flags.json);
