@@ -12,9 +12,9 @@ export {
 export {
   type ClaudeCodeHooksOptions,
   type CodexHooksOptions,
+  capabilityHeadline,
   claudeCodeHooks,
   codexHooks,
-  capabilityHeadline,
   decidePermission,
   formatCapabilities,
   formatCapabilitySummary,
