@@ -84,7 +84,14 @@ describe('the packed tarball', () => {
     expect(manifest.dependencies).not.toHaveProperty('zod');
     expect(manifest.dependencies).not.toHaveProperty('@viz-js/viz');
     expect(manifest.peerDependencies).toMatchObject({ zod: expect.stringMatching(/^\^4/) });
-    expect(manifest.peerDependenciesMeta).toEqual({ '@viz-js/viz': { optional: true } });
+    // Graphviz for toSvg, and the OpenTelemetry pieces the tracing plugin and the CLI's exporter load.
+    expect(manifest.peerDependenciesMeta).toEqual({
+      '@viz-js/viz': { optional: true },
+      '@opentelemetry/api': { optional: true },
+      '@opentelemetry/exporter-trace-otlp-http': { optional: true },
+      '@opentelemetry/sdk-trace-base': { optional: true },
+    });
+    await expect(stat(path.join(project, 'node_modules', '@opentelemetry', 'api'))).rejects.toThrow();
     await expect(stat(path.join(project, 'node_modules', 'zod'))).resolves.toBeDefined();
     await expect(stat(path.join(project, 'node_modules', '@viz-js', 'viz'))).rejects.toThrow();
   });
