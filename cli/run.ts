@@ -33,6 +33,7 @@ import {
 } from './runFlags.js';
 import { Screen, wantsColour } from './screen.js';
 import { Interrupts, SIGNAL_EXIT } from './signals.js';
+import { startTelemetry } from './telemetry.js';
 import { Transcript } from './transcript.js';
 import { packageVersion } from './version.js';
 
@@ -263,6 +264,11 @@ async function runSession(run: {
   reportResume(io, store, flags.session);
 
   const seams = createSeams({ logger: runLogger(io, json ? undefined : transcript) });
+  const telemetry = await startTelemetry(
+    io,
+    flags.model === 'openai' ? (flags.modelName ?? 'gpt-4o-mini') : flags.model,
+  );
+  if (telemetry) seams.use(telemetry.plugin);
   for (const bridge of run.bridges) {
     if (!json) transcript.note(capabilitySummary(formatCapabilities(bridge.capabilities())));
     seams.use(bridge);
@@ -344,6 +350,7 @@ async function runSession(run: {
     } finally {
       await agent.dispose();
       await mcp.close();
+      await telemetry?.shutdown();
       inspection?.close();
       screen.clearStatus();
     }
