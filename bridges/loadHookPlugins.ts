@@ -9,6 +9,8 @@ export interface HookPluginFiles {
   readonly codexHooks: readonly string[];
   /** Claude Code plugin folders (`--claude-plugin DIR`). */
   readonly claudePlugins?: readonly string[];
+  /** Codex plugin folders (`--codex-plugin DIR`). */
+  readonly codexPlugins?: readonly string[];
 }
 
 /**
@@ -29,7 +31,8 @@ export async function loadHookPlugins(
   const plugins = files.claudePlugins ?? [];
   if (files.claudeSettings.length > 0 || plugins.length > 0)
     bridges.push(await claudeCodeHooks({ ...options, settingsFiles: files.claudeSettings, plugins }));
-  if (files.codexHooks.length > 0)
-    bridges.push(await codexHooks({ ...options, configFiles: files.codexHooks }));
+  const codexPlugins = files.codexPlugins ?? [];
+  if (files.codexHooks.length > 0 || codexPlugins.length > 0)
+    bridges.push(await codexHooks({ ...options, configFiles: files.codexHooks, plugins: codexPlugins }));
   return bridges;
 }
