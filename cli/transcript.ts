@@ -78,7 +78,7 @@ export function resultText(text: string): { text: string; ended?: string } {
       .join('\n');
     const ended =
       value.timedOut === true
-        ? 'timed out (the command was killed)'
+        ? 'timed out'
         : typeof value.exitCode === 'number' && value.exitCode !== 0
           ? `exit ${value.exitCode}`
           : typeof value.signal === 'string'
