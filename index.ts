@@ -31,6 +31,7 @@ export {
   parsePermissionMode,
   toolClass,
 } from './bridges/index.js';
+export * from './distributed/index.js';
 // The shared vocabulary: data shapes, log event schemas, failure codes.
 export * from './kernel/events.js';
 export { describeThrown, TurnFailureCode, toFailure } from './kernel/failure.js';

@@ -1,7 +1,7 @@
 import { Seam, type SeamPlugin, type Seams } from '../seams/index.js';
 import { type CapabilityReport, describeCapabilities } from './capabilities.js';
 import type { DialectRules } from './dialect.js';
-import type { BridgeRuntime } from './fire.js';
+import type { BridgePermissions, BridgeRuntime } from './fire.js';
 import { createListenerKit, type ListenerKit, listenerName } from './listenerKit.js';
 import { createPermissionRequestListener } from './onPermissionRequest.js';
 import { createPromptSubmitListener } from './onPromptSubmit.js';
@@ -26,6 +26,8 @@ export interface HookBridgeParts {
   readonly options: ResolvedHookBridgeOptions;
   /** Codex `model` payload field. */
   readonly model?: string;
+  /** Claude settings' `permissions`, applied at `tools/pre-execute` together with PreToolUse hooks. */
+  readonly permissions?: BridgePermissions;
 }
 
 /** Keeps the Claude transcript following the log, and removes per-agent files at dispose. */
@@ -57,6 +59,7 @@ function registerHousekeeping(seams: Seams, kit: ListenerKit): void {
       if (status !== 'disposed') return;
       transcripts?.release(agentId);
       kit.envFiles.release(agentId);
+      kit.background.release(agentId);
     },
     { name: listenerName(kit, 'cleanup') },
   );
@@ -72,10 +75,14 @@ function registerListeners(seams: Seams, runtime: BridgeRuntime): void {
   if (has('UserPromptSubmit'))
     seams.on(Seam.promptSubmit, createPromptSubmitListener(kit), name('UserPromptSubmit'));
   // PreToolUse runs once, at tools/prepare (rewrites fold in config order); its verdict decides at pre-execute.
-  if (has('PreToolUse')) {
-    seams.on(Seam.prepare, createPrepareListener(kit), name('PreToolUse'));
-    seams.on(Seam.preExecute, createPreToolListener(kit), name('PreToolUse'));
-  }
+  if (has('PreToolUse')) seams.on(Seam.prepare, createPrepareListener(kit), name('PreToolUse'));
+  // Permission rules decide with the PreToolUse hooks' verdict, as Claude Code weighs them.
+  if (has('PreToolUse') || runtime.permissions !== undefined)
+    seams.on(
+      Seam.preExecute,
+      createPreToolListener(kit),
+      name(has('PreToolUse') ? 'PreToolUse' : 'permissions'),
+    );
   if (has('PostToolUse')) seams.on(Seam.postExecute, createPostToolListener(kit), name('PostToolUse'));
   if (has('Stop')) seams.on(Seam.turnContinuation, createStopListener(kit), name('Stop'));
   if (has('PermissionRequest'))
@@ -103,6 +110,7 @@ export function createHookBridge(parts: HookBridgeParts): HookBridge {
     model: parts.model ?? '',
     stopContinuationCap: options.stopContinuationCap,
     runtimeNotes: [],
+    ...(parts.permissions === undefined ? {} : { permissions: parts.permissions }),
   };
   const capabilities = (): CapabilityReport => describeCapabilities(runtime, options.sessionStartTimeoutMs);
   return Object.freeze({

@@ -137,6 +137,14 @@ function handlerFieldsHonored(handler: HookHandler): string[] {
     );
   if (handler.onFailure === 'block' && handler.event !== 'Stop' && handler.event !== 'SessionStart')
     lines.push('onFailure "block": a failed, timed-out or crashed hook counts as exit 2');
+  if (handler.background === 'async')
+    lines.push(
+      'async: runs in the background, holding nothing; its additionalContext reaches the model as agent.inject() does; killed at dispose',
+    );
+  if (handler.background === 'rewake')
+    lines.push(
+      'asyncRewake: runs in the background, holding nothing; exit 2 delivers its stderr (else stdout) to the model as agent.inject() does; killed at dispose',
+    );
   if (handler.plugin !== undefined)
     lines.push(`from plugin ${handler.plugin}: CLAUDE_PLUGIN_ROOT and CLAUDE_PLUGIN_DATA are set`);
   return lines;

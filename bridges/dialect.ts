@@ -21,6 +21,10 @@ export interface DialectRules {
   readonly blockKeepsContext: boolean;
   /** Whether `transcript_path` names a Claude-format transcript the bridge writes. */
   readonly claudeTranscript: boolean;
+  /** Whether a hook may turn itself into a background run with `{"async":true}` on its first stdout line. */
+  readonly asyncAnswer: boolean;
+  /** Handler fields of the other dialect this one ignores (with why), e.g. Codex and Claude's `if`. */
+  readonly ignoredFields: Readonly<Record<string, string>>;
   /** Variables the dialect adds to every hook's environment. */
   extraEnv(context: { cwd: string }): Record<string, string>;
 }

@@ -1,11 +1,13 @@
 import type { JsonValue } from '../kernel/index.js';
 import type { AgentHandle, SeamLogger } from '../seams/index.js';
+import { type BackgroundHooks, parseAsyncAnswer } from './background.js';
+import type { PermissionMode, PermissionSet } from './claude-code/permissions.js';
 import { capReason, decodeHookOutput } from './codec.js';
 import type { DialectRules } from './dialect.js';
 import { buildHookEnv } from './env.js';
 import { hookInvoked, hookResult } from './events.js';
 import { mergeVerdicts } from './merge.js';
-import { runHook } from './runner.js';
+import { type RunHookOptions, runHook } from './runner.js';
 import type {
   HookEventName,
   HookHandler,
@@ -30,6 +32,15 @@ export interface BridgeRuntime {
   readonly stopContinuationCap: number;
   /** Things that happened at run time worth a line in the capability report. */
   readonly runtimeNotes: string[];
+  /** The settings' `permissions` (Claude), when some file has a block: decides each call with the hooks. */
+  readonly permissions?: BridgePermissions;
+}
+
+/** The merged `permissions` of a Claude bridge and the mode each session runs in. */
+export interface BridgePermissions {
+  readonly set: PermissionSet;
+  /** The session's mode (the set's `defaultMode` unless the host switches it, e.g. ACP session modes). */
+  readonly modeFor: (agentId: string | undefined) => PermissionMode;
 }
 
 /** One firing of an event. */
@@ -51,6 +62,8 @@ export interface HookFiring {
   readonly envFor?: (handler: HookHandler) => Readonly<Record<string, string>>;
   /** The tool call the hooks run for (recorded on `hook/invoked` and `hook/result`). */
   readonly callId?: string;
+  /** Where hooks that run in the background go (`async`, `asyncRewake`, a `{"async":true}` answer), and whose they are. */
+  readonly background?: { readonly hooks: BackgroundHooks; readonly agent: AgentHandle | undefined };
   /** What to add to each hook's `hook/result` once all verdicts are in (config order, one per result). */
   readonly annotate?: (results: FiredEvent['results'], merged: MergedVerdict) => readonly ResultAnnotation[];
 }
@@ -197,33 +210,32 @@ export async function fireHookEvent(
     handler.args?.map((arg) =>
       arg.replace(/\$\{(CLAUDE_[A-Z_]+)\}/g, (whole, name: string) => hookEnv[name] ?? whole),
     );
+  // Write-ahead: no hook process starts before its `hook/invoked` is committed.
+  await firing.record?.agent.log.barrier?.();
   const runs = await Promise.all(
     handlers.map((handler) => {
       const hookEnv = envFor(handler);
       const args = argsFor(handler, hookEnv);
-      return runHook({
+      return launchHook(runtime, firing, handler, {
         command: handler.command,
         ...(args === undefined ? {} : { args }),
         cwd: firing.cwd,
         env: hookEnv,
         stdin,
         timeoutMs: handler.timeoutMs,
-        signal: firing.signal,
         maxOutputBytes: runtime.maxOutputBytes,
         killGraceMs: runtime.killGraceMs,
       });
     }),
   );
-  const results = handlers.map((handler, i) => ({
-    handler,
-    run: runs[i]!,
-    verdict: applyOnFailure(
-      handler,
-      firing.event,
-      decodeHookOutput(runs[i]!, firing.event, rules.dialect),
-      runs[i]!,
-    ),
-  }));
+  const results = handlers.map((handler, i) => {
+    const run = runs[i]!;
+    const verdict =
+      run.outcome === 'background'
+        ? { kind: 'none' as const, notes: run.notes }
+        : applyOnFailure(handler, firing.event, decodeHookOutput(run, firing.event, rules.dialect), run);
+    return { handler, run, verdict };
+  });
   const merged = mergeVerdicts(results.map((result) => result.verdict));
   const annotations: readonly ResultAnnotation[] =
     firing.annotate?.(results, merged) ?? results.map(() => ({}));
@@ -252,4 +264,73 @@ export async function fireHookEvent(
       firing.logger.warn?.(`${handler.id} systemMessage: ${verdict.systemMessage}`);
   });
   return { merged, results, annotations };
+}
+
+/** A run that went on in the background: it decided nothing here (its output comes later). */
+function backgroundRun(note: string, durationMs: number): HookRun {
+  return { exitCode: null, stdout: '', stderr: '', outcome: 'background', durationMs, notes: [note] };
+}
+
+/**
+ * Starts one hook. An `async`/`asyncRewake` handler, or one whose first stdout line is
+ * `{"async":true}`, is handed to the bridge's background registry and answers at once (it holds
+ * nothing); any other run is awaited. Until it is handed over, the firing's signal kills it.
+ */
+async function launchHook(
+  runtime: BridgeRuntime,
+  firing: HookFiring,
+  handler: HookHandler,
+  options: Omit<RunHookOptions, 'signal' | 'onStdout'>,
+): Promise<HookRun> {
+  const started = performance.now();
+  const controller = new AbortController();
+  const forward = (): void => controller.abort();
+  if (firing.signal.aborted) controller.abort();
+  else firing.signal.addEventListener('abort', forward, { once: true });
+  const background = firing.background;
+  const canAnswerAsync = background !== undefined && runtime.rules.asyncAnswer;
+  let answered: ((answer: { asyncTimeoutMs?: number }) => void) | undefined;
+  const answeredAsync = new Promise<{ asyncTimeoutMs?: number }>((resolve) => {
+    answered = resolve;
+  });
+  let firstLine = '';
+  let lineDone = false;
+  const onStdout = (chunk: Buffer): void => {
+    if (lineDone) return;
+    firstLine += chunk.toString('utf8');
+    const newline = firstLine.indexOf('\n');
+    if (newline === -1) return;
+    lineDone = true;
+    const answer = parseAsyncAnswer(firstLine.slice(0, newline));
+    if (answer !== undefined) answered?.(answer);
+  };
+  const run = runHook({
+    ...options,
+    signal: controller.signal,
+    ...(canAnswerAsync && handler.background === undefined ? { onStdout } : {}),
+  });
+  const handOver = (answeredAsyncLine: boolean, asyncTimeoutMs?: number): HookRun => {
+    firing.signal.removeEventListener('abort', forward);
+    background?.hooks.adopt({
+      handler,
+      event: firing.event,
+      agent: background.agent,
+      controller,
+      run,
+      answeredAsync: answeredAsyncLine,
+      ...(asyncTimeoutMs === undefined ? {} : { asyncTimeoutMs }),
+    });
+    const duration = Math.round(performance.now() - started);
+    return backgroundRun(
+      answeredAsyncLine
+        ? 'answered {"async":true}: runs on in the background'
+        : `${handler.background === 'rewake' ? 'asyncRewake' : 'async'}: runs in the background`,
+      duration,
+    );
+  };
+  if (background !== undefined && handler.background !== undefined) return handOver(false);
+  const first = await Promise.race([run, answeredAsync.then((answer) => ({ answer }))]);
+  if ('answer' in first) return handOver(true, first.answer.asyncTimeoutMs);
+  firing.signal.removeEventListener('abort', forward);
+  return first;
 }

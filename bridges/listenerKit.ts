@@ -1,4 +1,5 @@
 import type { AgentHandle, Seams } from '../seams/index.js';
+import { BackgroundHooks } from './background.js';
 import { EnvFileStore } from './envFiles.js';
 import type { BridgeRuntime } from './fire.js';
 import { JudgedCalls } from './judgedCalls.js';
@@ -17,6 +18,8 @@ export interface ListenerKit {
   readonly judged: JudgedCalls;
   /** Claude-format transcripts (Claude dialect only). */
   readonly transcripts?: ClaudeTranscripts;
+  /** Hooks running in the background (`async`, `asyncRewake`, a `{"async":true}` answer). */
+  readonly background: BackgroundHooks;
 }
 
 /** Creates the shared state of one `apply()`. */
@@ -27,6 +30,7 @@ export function createListenerKit(runtime: BridgeRuntime, seams: Seams): Listene
     states: new TurnStates(),
     envFiles: new EnvFileStore(runtime.rules.envFileVariables),
     judged: new JudgedCalls(),
+    background: new BackgroundHooks(runtime.rules.dialect, seams.logger),
     ...(runtime.rules.claudeTranscript
       ? { transcripts: new ClaudeTranscripts(runtime.transcriptPath, runtime.model || 'seamchart') }
       : {}),

@@ -37,11 +37,24 @@ export interface LoadHookTableOptions {
   readonly requiredPlaceholders?: readonly string[];
   /** Where `if` path rules are anchored (Claude). */
   readonly conditionDirs?: ConditionDirs;
+  /** The other dialect's handler fields this one ignores, with why (Codex: Claude's `if` and `args`). */
+  readonly ignoredFields?: Readonly<Record<string, string>>;
 }
 
 // Handler fields each dialect acts on; anything else is reported as not honored.
 const KNOWN_FIELDS: Record<Dialect, readonly string[]> = {
-  'claude-code': ['type', 'command', 'args', 'if', 'onFailure', 'timeout', 'async'],
+  'claude-code': [
+    'type',
+    'command',
+    'args',
+    'if',
+    'onFailure',
+    'timeout',
+    'async',
+    'asyncRewake',
+    'rewakeMessage',
+    'rewakeSummary',
+  ],
   codex: ['type', 'command', 'timeout', 'timeoutSec', 'async'],
 };
 // Known fields that only change what a person sees, never what the hook does.
@@ -74,13 +87,16 @@ function isScoped(source: HookSource | ScopedHookSource): source is ScopedHookSo
 /** What the bridge does not act on in one entry and its group, one line each. */
 function unhonoredFields(
   dialect: Dialect,
+  rules: { readonly ignoredFields: Readonly<Record<string, string>> },
   entry: Record<string, unknown>,
   group: Record<string, unknown>,
 ): string[] {
   const lines: string[] = [];
   for (const key of Object.keys(entry)) {
     if (KNOWN_FIELDS[dialect].includes(key)) continue;
-    if (DISPLAY_FIELDS.includes(key)) lines.push(`${key} is not shown (display only)`);
+    const ignored = rules.ignoredFields[key];
+    if (ignored !== undefined) lines.push(`${key} ${ignored}`);
+    else if (DISPLAY_FIELDS.includes(key)) lines.push(`${key} is not shown (display only)`);
     else if (key === 'once') lines.push('once is not honored: the hook runs on every matching event');
     else if (key === 'shell' && entry.shell === 'bash')
       lines.push('shell "bash": the command runs with sh -c');
@@ -154,8 +170,6 @@ export async function loadHookTable(
           const type = entry.type ?? 'command';
           if (type !== 'command') {
             skipped.push({ id, event, file, reason: `handler type "${type}" is not supported` });
-          } else if (entry.async === true || (entry as { asyncRewake?: unknown }).asyncRewake === true) {
-            skipped.push({ id, event, file, reason: 'async hooks are not supported' });
           } else {
             const at = `hooks.${event}[${localGroup}].hooks[${index}]`;
             const handler = createHandler({
@@ -169,7 +183,12 @@ export async function loadHookTable(
               substitutions,
               scoped,
               options,
-              unhonored: unhonoredFields(dialect, entry, group),
+              unhonored: unhonoredFields(
+                dialect,
+                { ignoredFields: options.ignoredFields ?? {} },
+                entry,
+                group,
+              ),
             });
             const ignored = MATCHERLESS.includes(event) ? group.matcher : undefined;
             handlers.push(
@@ -201,8 +220,11 @@ interface HandlerParts {
 }
 
 function resolvePlaceholders(parts: HandlerParts, text: string, at: string): string {
-  const value = substitute(text, parts.substitutions);
+  let value = substitute(text, parts.substitutions);
   for (const placeholder of parts.options.requiredPlaceholders ?? []) {
+    // Exported by the user (a plugin run by hand): the shell would expand it, so it is set.
+    const exported = process.env[placeholder.slice(2, -1)];
+    if (exported !== undefined && exported !== '') value = value.replaceAll(placeholder, exported);
     if (value.includes(placeholder))
       throw new HookConfigError(
         'HOOK_CONFIG_INVALID',
@@ -226,16 +248,28 @@ function compileIf(parts: HandlerParts, rule: string) {
 
 function createHandler(parts: HandlerParts): HookHandler {
   const { entry, event, matcher, scoped } = parts;
-  const claude = entry as { args?: string[]; if?: string; onFailure?: 'continue' | 'block' };
+  const claude = entry as {
+    args?: string[];
+    if?: string;
+    onFailure?: 'continue' | 'block';
+    asyncRewake?: boolean;
+    rewakeMessage?: string;
+    rewakeSummary?: string;
+  };
+  const background = claude.asyncRewake === true ? 'rewake' : entry.async === true ? 'async' : undefined;
+  // Codex reads neither `args` nor `if` (they are reported, see `unhonoredFields`).
+  const honors = (field: string): boolean => parts.options.ignoredFields?.[field] === undefined;
+  const givenArgs = honors('args') ? claude.args : undefined;
+  const givenIf = honors('if') ? claude.if : undefined;
   const command = resolvePlaceholders(parts, entry.command as string, `${parts.at}.command`);
-  const args = claude.args?.map((arg, i) => resolvePlaceholders(parts, arg, `${parts.at}.args[${i}]`));
+  const args = givenArgs?.map((arg, i) => resolvePlaceholders(parts, arg, `${parts.at}.args[${i}]`));
   const unhonored = [...parts.unhonored];
   let condition: HookHandler['condition'];
-  if (claude.if !== undefined) {
-    condition = compileIf(parts, claude.if);
+  if (givenIf !== undefined) {
+    condition = compileIf(parts, givenIf);
     if (!TOOL_EVENTS.includes(event))
       unhonored.push(
-        `if ${JSON.stringify(claude.if)} on ${event} (an event without a tool): the hook never runs`,
+        `if ${JSON.stringify(givenIf)} on ${event} (an event without a tool): the hook never runs`,
       );
   }
   if (claude.onFailure === 'block' && (event === 'Stop' || event === 'SessionStart'))
@@ -255,6 +289,13 @@ function createHandler(parts: HandlerParts): HookHandler {
     env: scoped.env,
     ...(scoped.plugin === undefined ? {} : { plugin: scoped.plugin }),
     unhonored: Object.freeze(unhonored),
+    ...(background === undefined ? {} : { background }),
+    ...(background === 'rewake' && typeof claude.rewakeMessage === 'string'
+      ? { rewakeMessage: claude.rewakeMessage }
+      : {}),
+    ...(background === 'rewake' && typeof claude.rewakeSummary === 'string'
+      ? { rewakeSummary: claude.rewakeSummary }
+      : {}),
   });
 }
 

@@ -24,6 +24,7 @@ export function createPromptSubmitListener(kit: ListenerKit): Listener<'agent/pr
       signal: ctx.signal,
       record: { agent: ctx.agent, turn: ctx.turn },
       logger: kit.seams.logger,
+      background: { hooks: kit.background, agent: ctx.agent },
     });
     if (fired === undefined) return next();
     const { merged } = fired;

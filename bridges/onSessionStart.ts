@@ -43,6 +43,7 @@ export function createSessionStartListener(kit: ListenerKit): Listener<'agent/se
       cwd: scope.cwd,
       signal: ctx.signal,
       logger: kit.seams.logger,
+      background: { hooks: kit.background, agent: ctx.agent },
       envFor: (handler) => envFiles.variablesFor(handler),
     });
     if (fired === undefined || ctx.signal.aborted) return;

@@ -35,6 +35,7 @@ export function createStopListener(kit: ListenerKit): Listener<'agent/turn-conti
       signal: ctx.signal,
       record: { agent: ctx.agent, turn: ctx.turn },
       logger: kit.seams.logger,
+      background: { hooks: kit.background, agent: ctx.agent },
       ...(capReached ? { blockNote: `Stop continuation cap (${cap}) reached: the turn completes` } : {}),
     });
     if (fired === undefined) return downstream;

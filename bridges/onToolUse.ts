@@ -1,12 +1,13 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { ContentBlock, HookContext, JsonObject, JsonValue, PreToolDecision } from '../kernel/index.js';
 import type { AgentHandle, Listener, ToolExecution } from '../seams/index.js';
+import { decidePermission, type PermissionDecision } from './claude-code/permissions.js';
 import { defaultBlockReason } from './codec.js';
 import { hookContexts, prependContexts, text } from './contexts.js';
 import { type FiredEvent, fireHookEvent, type HookFiring } from './fire.js';
 import type { JudgedCall } from './judgedCalls.js';
 import { type ListenerKit, payloadScope } from './listenerKit.js';
-import { buildPayload, toolResponse } from './payload.js';
+import { agentCwd, buildPayload, toolResponse } from './payload.js';
 import { HookEvent, type HookEventName } from './types.js';
 import { appliedRewrite, foldUpdatedInputs, notHonored } from './updatedInput.js';
 
@@ -52,6 +53,7 @@ export function fireToolEvent(
     ...(agent !== undefined && turn !== undefined ? { record: { agent, turn } } : {}),
     ...(annotate === undefined ? {} : { annotate }),
     logger: kit.seams.logger,
+    background: { hooks: kit.background, agent },
   });
 }
 
@@ -132,32 +134,55 @@ async function verdictFor(
   return fired;
 }
 
+/** The settings' permission rules and mode on one sealed call (`undefined` without a `permissions` block). */
+function permissionFor(kit: ListenerKit, exec: ToolExecution): PermissionDecision | undefined {
+  const permissions = kit.runtime.permissions;
+  if (permissions === undefined) return undefined;
+  return decidePermission(
+    permissions.set,
+    { tool: exec.name, input: exec.arguments, cwd: agentCwd(exec.agent) },
+    permissions.modeFor(exec.agent?.id),
+  );
+}
+
 /**
- * `PreToolUse`, part two, on `tools/pre-execute`: the hooks' permission decision (from
- * `tools/prepare`, or a re-run) — deny wins, then ask (through the approval channel), else the rest
- * of the chain decides; hook contexts ride on the decision (recorded after the result).
+ * `PreToolUse`, part two, on `tools/pre-execute`: the hooks' verdict (from `tools/prepare`, or a
+ * re-run) weighed with the settings' permission rules as Claude Code does — a blocking hook or a
+ * deny rule denies; a hook's or a rule's ask goes to approval (a hook's allow does not skip an ask
+ * rule); a hook's allow or an allow rule skips the mode's prompt; else the mode decides. Hook
+ * contexts ride on the decision (recorded after the result).
  * @param kit the applied bridge's shared state
  */
 export function createPreToolListener(kit: ListenerKit): Listener<'tools/pre-execute'> {
   const event = HookEvent.preToolUse;
+  const hasHooks = kit.runtime.table.handlers.some((handler) => handler.event === event);
   return async (exec, next): Promise<PreToolDecision> => {
-    const fired = await verdictFor(kit, exec, kit.judged.take(exec));
-    if (fired === undefined) return next();
-    const { merged } = fired;
-    const contexts = hookContexts(kit.runtime.rules.dialect, event, merged.contexts);
-    if (merged.stop) {
+    const fired = hasHooks ? await verdictFor(kit, exec, kit.judged.take(exec)) : undefined;
+    const permission = permissionFor(kit, exec);
+    const merged = fired?.merged;
+    const contexts = hookContexts(kit.runtime.rules.dialect, event, merged?.contexts ?? []);
+    if (merged?.stop) {
       const reason = merged.stop.reason ?? merged.reason ?? `stopped by ${event} hook`;
       return { kind: 'deny', reason, ...withContexts(contexts) };
     }
-    if (merged.kind === 'block')
+    if (merged?.kind === 'block')
       return { kind: 'deny', reason: merged.reason ?? defaultBlockReason(event), ...withContexts(contexts) };
-    if (merged.kind === 'ask')
-      return {
-        kind: 'ask',
-        ...(merged.reason === undefined ? {} : { reason: merged.reason }),
-        ...withContexts(contexts),
-      };
-    return prependContexts(await next(), contexts);
+    if (permission?.behavior === 'deny' && (permission.rule !== undefined || merged?.kind !== 'allow'))
+      return { kind: 'deny', reason: permission.reason, ...withContexts(contexts) };
+    const ruleAsks = permission?.behavior === 'ask' && permission.rule !== undefined;
+    if (merged?.kind === 'ask' || ruleAsks) {
+      const reasons = [
+        merged?.kind === 'ask' ? merged.reason : undefined,
+        ruleAsks ? permission?.reason : undefined,
+      ];
+      const reason = reasons.filter((r) => r !== undefined).join('\n\n');
+      return { kind: 'ask', ...(reason === '' ? {} : { reason }), ...withContexts(contexts) };
+    }
+    const downstream = prependContexts(await next(), contexts);
+    // The mode's own prompt: skipped by a hook's allow, never overriding a downstream deny or ask.
+    if (permission?.behavior === 'ask' && merged?.kind !== 'allow' && downstream.kind === 'allow')
+      return { ...downstream, kind: 'ask', reason: permission.reason };
+    return downstream;
   };
 }
 

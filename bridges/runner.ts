@@ -18,6 +18,8 @@ export interface RunHookOptions {
   readonly maxOutputBytes?: number;
   /** Time between SIGTERM and SIGKILL (default 1000 ms). */
   readonly killGraceMs?: number;
+  /** Sees stdout as it arrives. */
+  readonly onStdout?: (chunk: Buffer) => void;
 }
 
 /**
@@ -42,6 +44,7 @@ export async function runHook(options: RunHookOptions): Promise<HookRun> {
     ...(options.signal ? { signal: options.signal } : {}),
     ...(options.maxOutputBytes === undefined ? {} : { maxOutputBytes: options.maxOutputBytes }),
     ...(options.killGraceMs === undefined ? {} : { killGraceMs: options.killGraceMs }),
+    ...(options.onStdout === undefined ? {} : { onStdout: options.onStdout }),
   });
   const { exitSignal: _, ...hookRun } = run;
   return hookRun;

@@ -50,6 +50,12 @@ export interface HookHandler {
   readonly plugin?: string;
   /** Fields of the entry (or its group) the bridge does not act on, with what happens to each. */
   readonly unhonored: readonly string[];
+  /** `async: true` runs in the background; `asyncRewake: true` also wakes the model when it exits 2. */
+  readonly background?: 'async' | 'rewake';
+  /** `asyncRewake`: the text put before the hook's output when it wakes the model. */
+  readonly rewakeMessage?: string;
+  /** `asyncRewake`: the line shown to the user when it wakes the model. */
+  readonly rewakeSummary?: string;
 }
 
 /** A compiled `if` condition. */
@@ -83,7 +89,8 @@ export interface HookRun {
   readonly exitCode: number | null;
   readonly stdout: string;
   readonly stderr: string;
-  readonly outcome: 'exited' | 'timeout' | 'cancelled' | 'spawn-error';
+  /** `background`: it went on in the background and decided nothing where it was started. */
+  readonly outcome: 'exited' | 'timeout' | 'cancelled' | 'spawn-error' | 'background';
   readonly durationMs: number;
   /** Caps hit, spawn errors and the like, one line each. */
   readonly notes: readonly string[];

@@ -1,8 +1,19 @@
 import { acpCommand } from './acp.js';
 import type { CliCommand } from './command.js';
+import { dbCommand } from './db.js';
 import { logCommand } from './log.js';
 import { runCommand } from './run.js';
+import { sendCommand } from './send.js';
 import { visualizeCommand } from './visualize.js';
+import { workerCommand } from './worker.js';
 
 /** Every `seamchart` subcommand, in help order. A new subcommand is its own file plus one entry here. */
-export const commands: readonly CliCommand[] = [runCommand, logCommand, visualizeCommand, acpCommand];
+export const commands: readonly CliCommand[] = [
+  runCommand,
+  logCommand,
+  visualizeCommand,
+  acpCommand,
+  workerCommand,
+  sendCommand,
+  dbCommand,
+];

@@ -30,6 +30,8 @@ export interface AgentLogView {
   subscribe(listener: (event: LogEvent) => void): () => void;
   /** Appends a plugin event type registered with `defineLogEvent`; refused for core types. */
   append(type: string, data: JsonValue): LogEvent;
+  /** Resolves once everything appended so far is committed by the store (write-ahead, before a side effect). */
+  readonly barrier?: (() => Promise<void>) | undefined;
 }
 
 /** What the model sees of one tool. */

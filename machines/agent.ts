@@ -50,7 +50,6 @@ export const agentMachine = agentSetup.createMachine({
   initial: 'starting',
   states: {
     starting: {
-      entry: 'announceResumed',
       // Awaited once before the first turn; it cannot veto and may only delay by sessionStartTimeout.
       // Like a turn seam (`machines.md`): without a listener, `check` skips it and no actor or timer is built.
       initial: 'check',

@@ -104,6 +104,17 @@ export const turnMachine = turnSetup.createMachine({
       initial: 'promptSubmit',
       states: {
         promptSubmit: {
+          on: {
+            // Before its prompt is recorded a cancel also discards the claimed message, with the cancel.
+            CANCEL: {
+              target: '#turn.closing',
+              actions: [
+                { type: 'recordCancel', params: ({ event }) => event },
+                { type: 'discardUnrecordedPrompt', params: ({ event }) => ({ cause: event.cause }) },
+                'abortTurn',
+              ],
+            },
+          },
           initial: 'check',
           states: {
             check: {

@@ -22,6 +22,8 @@ export interface RunProcessOptions {
   readonly killGraceMs?: number;
   /** How long output is still read after the direct child exited (default 100 ms). */
   readonly drainMs?: number;
+  /** Sees each stdout chunk as it arrives (a hook that answers `{"async":true}` on its first line). */
+  readonly onStdout?: (chunk: Buffer) => void;
 }
 
 /** How one process run ended. Never a rejection: a failure to start is `outcome: 'spawn-error'`. */
@@ -167,7 +169,10 @@ export function runProcess(options: RunProcessOptions): Promise<ProcessRun> {
     }, options.timeoutMs);
     options.signal?.addEventListener('abort', onAbort, { once: true });
 
-    child.stdout?.on('data', (chunk: Buffer) => stdout.push(chunk));
+    child.stdout?.on('data', (chunk: Buffer) => {
+      stdout.push(chunk);
+      options.onStdout?.(chunk);
+    });
     child.stderr?.on('data', (chunk: Buffer) => stderr.push(chunk));
     if (child.stdin) {
       // A command that exits without reading its stdin makes the write fail with EPIPE: ignored on purpose.

@@ -29,6 +29,11 @@ export type AgentStatus = 'idle' | 'running' | 'disposed' | 'failed';
 export type CancelCause = { kind: 'user' } | { kind: 'parent' } | { kind: 'disposed' };
 
 export interface DeliveryOptions {
+  /**
+   * `followup` only: the caller's message id (1–128 of `[A-Za-z0-9._:-]`, never `m<number>`); a second
+   * `followup` with an id the session already accepted is a no-op that returns it.
+   */
+  id?: string;
   source?: MessageSource;
   contexts?: HookContext[];
   meta?: JsonValue;

@@ -26,7 +26,9 @@ export type SessionStoreErrorCode =
   | 'WRITE_FAILED'
   | 'FSYNC_FAILED'
   | 'LINE_TOO_LONG'
-  | 'CLOSED';
+  | 'CLOSED'
+  | 'FENCED'
+  | 'SESSION_EXISTS';
 
 /**
  * A store that could not be created or written. After a failed write or fsync the store is latched: every later
@@ -55,7 +57,8 @@ export type SessionLoadErrorCode =
   | 'EMPTY_FILE'
   | 'MALFORMED_HEADER'
   | 'MALFORMED_LINE'
-  | 'ID_MISMATCH';
+  | 'ID_MISMATCH'
+  | 'NOT_MIGRATED';
 
 /** A session file that could not be loaded; the file was not modified. */
 export class SessionLoadError extends Error {

@@ -9,7 +9,7 @@ export interface PendingInboxItem {
 
 /**
  * The accepted items a resume re-queues, in acceptance order: not discarded, not drained, and not claimed by a
- * turn that recorded its `user/message` or `prompt/blocked`.
+ * turn that recorded its `user/message` or `prompt/blocked` or was cancelled (ended `aborted`).
  * @param events the loaded (and repaired) log
  */
 export function pendingInboxItems(events: readonly LogEvent[]): PendingInboxItem[] {
@@ -41,6 +41,9 @@ export function pendingInboxItems(events: readonly LogEvent[]): PendingInboxItem
         break;
       }
       case 'turn/end':
+        // A cancelled turn never re-runs its message (older logs have no inbox/discarded for it).
+        if (openClaim !== undefined && (event.data as CoreEventData<'turn/end'>).reason.kind === 'aborted')
+          ended.add(openClaim);
         openClaim = undefined;
         break;
       default:

@@ -28,6 +28,18 @@ export type { CreateJsonlStoreOptions, JsonlStore, OpenJsonlStoreOptions } from 
 export { createJsonlStore, openJsonlStore } from './stores/jsonl.js';
 export type { MemoryStoreOptions } from './stores/memory.js';
 export { memoryStore } from './stores/memory.js';
+export type {
+  OpenPostgresStoreOptions,
+  PostgresStore,
+  PostgresStoreOptions,
+} from './stores/postgres.js';
+export { createPostgresStore, openPostgresStore } from './stores/postgres.js';
+export {
+  DEFAULT_SESSION_SCHEMA,
+  migrateSessionTables,
+  SESSION_SCHEMA_VERSION,
+  sessionSchemaVersion,
+} from './stores/postgresSchema.js';
 export type { JsonlLog, ReadJsonlLogOptions } from './stores/readJsonlLog.js';
 export { readJsonlLog } from './stores/readJsonlLog.js';
 export type { SessionLog, SessionStore, Violation } from './types.js';

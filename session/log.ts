@@ -41,6 +41,7 @@ function currentIsoTime(): string {
   }
   return isoText;
 }
+const settledBarrier: Promise<void> = Promise.resolve();
 const reportToConsole = (error: unknown, event: LogEvent): void =>
   console.error(`session log: a listener of ${event.type} threw`, error);
 
@@ -78,6 +79,7 @@ class AppendOnlyLog implements SessionLog {
     this.#events = events;
     this.#maxLineBytes = this.#store.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
     this.#openTurn = findOpenTurn(events);
+    this.#store.onFailure?.((error) => this.#noteStoreFailure(error));
   }
 
   // The live array, not a copy, so request derivation stays incremental; typed read-only.
@@ -88,6 +90,10 @@ class AppendOnlyLog implements SessionLog {
   // Fixed when the log is built: the store's limit, not a field a caller could change.
   get maxLineBytes(): number {
     return this.#maxLineBytes;
+  }
+
+  get writesAsync(): boolean {
+    return this.#store.barrier !== undefined;
   }
 
   get storeFailure(): SessionStoreError | undefined {
@@ -149,6 +155,16 @@ class AppendOnlyLog implements SessionLog {
       this.#noteStoreFailure(error);
       throw error;
     }
+  }
+
+  barrier(): Promise<void> {
+    if (this.#storeFailure !== undefined) return Promise.reject(this.#storeFailure);
+    // A synchronous store has committed every write already: nothing to wait for.
+    if (this.#store.barrier === undefined) return settledBarrier;
+    return this.#store.barrier().catch((error: unknown) => {
+      this.#noteStoreFailure(error);
+      throw error;
+    });
   }
 
   onStoreFailure(listener: (error: SessionStoreError) => void): void {

@@ -17,6 +17,10 @@ export interface SessionLog extends AgentLogView {
   subscribe(listener: (event: LogEvent) => void): () => void;
   /** Resolves after the store has made everything appended so far durable. */
   flush(): Promise<void>;
+  /** Resolves once everything appended so far is committed (at once for synchronous stores); the write-ahead point. */
+  barrier(): Promise<void>;
+  /** Whether the store commits asynchronously (it has a `barrier`): only then is there anything to wait for. */
+  readonly writesAsync: boolean;
   /** The longest line (bytes, without its newline) an event may take: the store's limit. */
   readonly maxLineBytes: number;
   /** Called once, when the store first fails (the agent then moves to its `failed` state). */
@@ -47,6 +51,13 @@ export interface SessionStore {
   readonly maxLineBytes?: number;
   /** Durability point (fsync for files); rejects on failure. */
   flush(): Promise<void>;
+  /**
+   * Resolves once every event written so far is committed (a store that writes asynchronously, e.g.
+   * PostgreSQL); the engine awaits it before each side effect. Absent: writes are synchronous, it passes at once.
+   */
+  barrier?(): Promise<void>;
+  /** Registers a listener called once when the store latches a failure found asynchronously (a lost lease). */
+  onFailure?(listener: (error: SessionStoreError) => void): void;
   close(): Promise<void>;
   /** The latched failure once a write or fsync failed (every later write throws it); absent while healthy. */
   readonly failure?: SessionStoreError | undefined;

@@ -31,3 +31,8 @@ export {
   seamConfigurations,
   shortestSeamPaths,
 } from './shortestSeamPaths.js';
+export {
+  type ConformanceRunner,
+  type ConformanceStores,
+  storeConformance,
+} from './storeConformance.js';

@@ -51,6 +51,17 @@ export function createCoreDispatch(
         if (accepting) deferred.push(validateDeferred(exec.name, rawContext));
       },
     });
+    // Write-ahead: the body starts only once the log before it (its `tool/call`) is committed; a store that
+    // lost its lease (FENCED) never lets it start.
+    const barrier = exec.agent?.log.barrier;
+    if (barrier !== undefined) {
+      const passed = await barrier.call(exec.agent?.log).then(
+        () => true,
+        () => false,
+      );
+      if (!passed || signal.aborted || callSignal.aborted)
+        return createFailureResult('ABORTED_BEFORE_DISPATCH', ToolMessage.abortedBeforeDispatch());
+    }
     onBodyStart?.();
     const outcome = await awaitBody(
       () => tool.execute(args.data, context),

@@ -1,8 +1,12 @@
 import { homedir } from 'node:os';
+import path from 'node:path';
 import { createHookBridge, type HookBridge } from '../bridge.js';
-import { loadHookTable } from '../loadConfig.js';
+import type { BridgePermissions } from '../fire.js';
+import { type HookSource, loadHookTable } from '../loadConfig.js';
 import { failOption, type HookBridgeOptions, optionalString, resolveHookBridgeOptions } from '../options.js';
+import { readConfigFile } from '../readConfigFile.js';
 import { type HookSourceArgument, splitSourceArgument } from '../sources.js';
+import { loadPermissionSet, type PermissionMode, parsePermissionMode } from './permissions.js';
 import { defaultPluginDataDir, loadPlugin } from './plugins.js';
 import { claudeCodeRules } from './rules.js';
 
@@ -18,6 +22,11 @@ export interface ClaudeCodeHooksOptions extends HookBridgeOptions {
   plugins?: readonly string[];
   /** Where each plugin's `CLAUDE_PLUGIN_DATA` directory is kept (default `$XDG_DATA_HOME/seamchart/plugins`). */
   pluginDataDir?: string;
+  /**
+   * The permission mode of each session (default: the settings' `defaultMode`); a function lets a
+   * host switch modes per session (ACP session modes).
+   */
+  permissionMode?: PermissionMode | ((agentId: string | undefined) => PermissionMode);
 }
 
 const FACTORY = 'claudeCodeHooks';
@@ -61,9 +70,36 @@ export async function claudeCodeHooks(
     requiredPlaceholders: ['${CLAUDE_PLUGIN_ROOT}', '${CLAUDE_PLUGIN_DATA}'],
     conditionDirs: { ...(projectDir === undefined ? {} : { projectDir }), home: homedir() },
   });
+  const permissions = await loadPermissions(split.sources, split.options.permissionMode);
   const rules = claudeCodeRules({
     ...(projectDir === undefined ? {} : { projectDir }),
     ...(pluginRoot === undefined ? {} : { pluginRoot }),
   });
-  return createHookBridge({ rules, table, options: resolved });
+  return createHookBridge({ rules, table, options: resolved, ...(permissions ? { permissions } : {}) });
+}
+
+/** The `permissions` blocks of the settings files, merged; `undefined` when no file has one. */
+async function loadPermissions(
+  sources: readonly HookSource[],
+  mode: unknown,
+): Promise<BridgePermissions | undefined> {
+  const files = [];
+  for (const source of sources) {
+    const file = typeof source === 'string' ? path.resolve(source) : '<inline>';
+    const settings = typeof source === 'string' ? await readConfigFile(file) : source;
+    files.push({ file, settings });
+  }
+  const hasBlock = files.some(
+    ({ settings }) => settings !== null && typeof settings === 'object' && 'permissions' in settings,
+  );
+  if (mode !== undefined && typeof mode !== 'function' && parsePermissionMode(String(mode)) === undefined)
+    failOption(FACTORY, 'permissionMode', 'default, acceptEdits, plan, dontAsk or bypassPermissions', mode);
+  if (!hasBlock && mode === undefined) return undefined;
+  const set = loadPermissionSet(files);
+  const fixed = typeof mode === 'string' ? parsePermissionMode(mode) : undefined;
+  const modeFor =
+    typeof mode === 'function'
+      ? (mode as (agentId: string | undefined) => PermissionMode)
+      : () => fixed ?? set.defaultMode;
+  return { set, modeFor };
 }

@@ -13,6 +13,8 @@ export function claudeCodeRules(settings: { projectDir?: string; pluginRoot?: st
     envFileVariables: ['CLAUDE_ENV_FILE'],
     blockKeepsContext: false,
     claudeTranscript: true,
+    asyncAnswer: true,
+    ignoredFields: {},
     extraEnv: ({ cwd }) => ({
       CLAUDE_PROJECT_DIR: settings.projectDir ?? cwd,
       ...(settings.pluginRoot === undefined ? {} : { CLAUDE_PLUGIN_ROOT: settings.pluginRoot }),

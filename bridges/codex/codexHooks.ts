@@ -30,6 +30,13 @@ export async function codexHooks(
   const split = splitSourceArgument(FACTORY, configOrPath, options, 'configFiles');
   const resolved = resolveHookBridgeOptions(FACTORY, split.options);
   const model = optionalString(FACTORY, split.options, 'model');
-  const table = await loadHookTable(split.sources, { dialect: 'codex' });
+  const table = await loadHookTable(split.sources, {
+    dialect: 'codex',
+    ignoredFields: codexRules.ignoredFields,
+    // A placeholder nobody set must never reach a shell as a literal (it would expand to nothing).
+    requiredPlaceholders: ['CLAUDE_PLUGIN_ROOT', 'PLUGIN_ROOT', 'CLAUDE_PLUGIN_DATA', 'PLUGIN_DATA'].map(
+      (name) => `\${${name}}`,
+    ),
+  });
   return createHookBridge({ rules: codexRules, table, options: resolved, ...(model ? { model } : {}) });
 }

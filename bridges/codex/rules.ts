@@ -13,5 +13,11 @@ export const codexRules: DialectRules = Object.freeze({
   envFileVariables: ['CODEX_ENV_FILE', 'CLAUDE_ENV_FILE'],
   blockKeepsContext: true,
   claudeTranscript: false,
+  asyncAnswer: false,
+  // codex-rs/hooks reads neither: the hook runs for every matching call, through the shell.
+  ignoredFields: {
+    if: 'is a Claude Code field; Codex ignores it, so the hook runs on every matching call',
+    args: 'is a Claude Code field; Codex ignores it and runs the command through the shell',
+  },
   extraEnv: () => ({}),
 });

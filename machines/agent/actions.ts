@@ -62,7 +62,6 @@ export interface AgentActionImplementations {
   discardItems: Effect<{ items: readonly DiscardEntry[] }>;
   recordDiscard: Effect<{ ids: readonly string[]; cause: InboxDiscardCause }>;
   recordTurnDiscards: Effect<{ output: TurnOutput }>;
-  announceResumed: Effect;
   writeInjectionTurn: Effect<{ injection: Injection }>;
   writeHeldInjections: Effect;
   closeTurnScope: Effect;
@@ -199,18 +198,6 @@ export function createAgentActions(
           record(output.leftoverSteering, output.terminalStopped ? 'terminal-stop' : interrupted);
       },
     ),
-    announceResumed: contained('agent/inbox/enqueue', ({ context, services }) => {
-      for (const { id, content, source, wakeup } of context.queued) {
-        notify(services, 'agent/inbox/enqueue', {
-          agentId: services.agentId,
-          id,
-          content,
-          source,
-          steering: false,
-          wakeup,
-        });
-      }
-    }),
     writeInjectionTurn: contained('inject', ({ self, services }, params: { injection: Injection }) => {
       writeInjectionTurn(services, params.injection, self);
     }),

@@ -1,6 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { type Actor, toPromise } from 'xstate';
-import type { AgentLogView, ContentBlock, JsonValue, MessageSource, UsageTotal } from '../../kernel/index.js';
+import type {
+  AgentLogView,
+  ContentBlock,
+  JsonValue,
+  LogEvent,
+  MessageSource,
+  UsageTotal,
+} from '../../kernel/index.js';
 import { describeThrown, toFailure } from '../../kernel/index.js';
 import { createAgentEnvironment } from '../../seams/environment.js';
 import { Seam } from '../../seams/names.js';
@@ -112,6 +119,8 @@ export function createAgent(rawOptions: AgentOptions): Agent {
     () => log.events,
     (listener) => log.subscribe(listener),
     (type, data) => log.append(type, data),
+    // Only a store that commits asynchronously has a barrier worth waiting for (tools and hooks skip it otherwise).
+    log.writesAsync ? () => log.barrier() : undefined,
   );
 
   let actor: Agent['actor'] | undefined;
@@ -119,6 +128,7 @@ export function createAgent(rawOptions: AgentOptions): Agent {
   // Ids are unique across the session's life: a resume continues after the log's highest.
   let nextMessage = lastMessageNumber(store.initialEvents);
   const resumed = resumedItems(store.initialEvents, options.resumePending);
+  const callerIds = acceptedCallerIds(store.initialEvents);
   // Wakes an agent that sits still (idle, or waiting on a tool body); a moving one sees the latch in its guard.
   log.onStoreFailure((error) =>
     send({ type: 'STORE_FAILED', failure: { code: error.code, message: error.message } }),
@@ -172,8 +182,12 @@ export function createAgent(rawOptions: AgentOptions): Agent {
     deliveryOptions: unknown,
   ): string => {
     ensureLive(method);
-    const item = createInboxItem(`m${++nextMessage}`, content, deliveryOptions, method, method !== 'queue');
+    const { callerId, rest } = takeCallerId(method, deliveryOptions);
+    // A re-delivered message (a re-run workflow) is accepted once: the second followup returns its id.
+    if (callerId !== undefined && callerIds.has(callerId)) return callerId;
+    const item = createInboxItem(callerId ?? `m${++nextMessage}`, content, rest, method, method !== 'queue');
     acceptItem(item, method === 'steer');
+    if (callerId !== undefined) callerIds.add(callerId);
     send({ type: method === 'followup' ? 'SEND' : method === 'queue' ? 'QUEUE' : 'STEER', item });
     return item.id;
   };
@@ -282,6 +296,14 @@ export function createAgent(rawOptions: AgentOptions): Agent {
       }
     },
   });
+  // Re-queued items are announced before session start, so before the actor starts: XState starts an initial
+  // state's children (the session-start listeners) before it runs its entry actions.
+  for (const { id, content, source, wakeup } of resumed)
+    seams.notify(
+      Seam.inboxEnqueue,
+      { agentId, id, content, source, steering: false, wakeup },
+      containedScope,
+    );
   actor.start();
   return agent;
 }
@@ -331,4 +353,35 @@ function waitUntilIdle(actor: Agent['actor']): Promise<void> {
       complete: () => resolve(),
     });
   });
+}
+
+const CALLER_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const GENERATED_ID = /^m\d+$/;
+
+// `followup(content, { id })`: the caller's id, checked, and the options without it.
+function takeCallerId(method: string, options: unknown): { callerId: string | undefined; rest: unknown } {
+  if (options === null || typeof options !== 'object' || !('id' in options)) {
+    return { callerId: undefined, rest: options };
+  }
+  const { id, ...rest } = options as { id: unknown };
+  if (method !== 'followup') {
+    throw new TypeError(`agent.${method}(): the \`id\` option is only for followup()`);
+  }
+  if (typeof id !== 'string' || !CALLER_ID.test(id) || GENERATED_ID.test(id)) {
+    throw new TypeError(
+      `agent.followup(): expected \`id\` to be 1–128 characters of [A-Za-z0-9._:-] and not of the generated form m<number>, got ${JSON.stringify(id)}`,
+    );
+  }
+  return { callerId: id, rest };
+}
+
+// Caller-supplied ids the session already accepted (generated ids cannot be sent again).
+function acceptedCallerIds(events: readonly LogEvent[]): Set<string> {
+  const ids = new Set<string>();
+  for (const event of events) {
+    if (event.type !== 'inbox/accepted') continue;
+    const { id } = event.data as { id: string };
+    if (!GENERATED_ID.test(id)) ids.add(id);
+  }
+  return ids;
 }

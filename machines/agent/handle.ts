@@ -61,16 +61,19 @@ export class LiveAgent implements Agent {
 export class AgentLog implements AgentLogView {
   readonly subscribe: AgentLogView['subscribe'];
   readonly append: AgentLogView['append'];
+  readonly barrier: (() => Promise<void>) | undefined;
   readonly #events: () => readonly LogEvent[];
 
   constructor(
     events: () => readonly LogEvent[],
     subscribe: AgentLogView['subscribe'],
     append: AgentLogView['append'],
+    barrier: (() => Promise<void>) | undefined,
   ) {
     this.#events = events;
     this.subscribe = subscribe;
     this.append = append;
+    this.barrier = barrier;
   }
 
   get events(): readonly LogEvent[] {

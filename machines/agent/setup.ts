@@ -57,7 +57,6 @@ export const agentSetup = setup({
     discardItems: (_, _params: { items: readonly DiscardEntry[] }) => {},
     recordDiscard: (_, _params: { ids: readonly string[]; cause: InboxDiscardCause }) => {},
     recordTurnDiscards: (_, _params: { output: TurnOutput }) => {},
-    announceResumed: noop,
     writeInjectionTurn: (_, _params: { injection: Injection }) => {},
     writeHeldInjections: noop,
     closeTurnScope: noop,

@@ -2,7 +2,13 @@ import { type ActionFunction, type ActorSystem, type AnyActorRef, enqueueActions
 import type { HookContext, PromptDecision } from '../../kernel/index.js';
 import { TurnFailureCode, toFailure } from '../../kernel/index.js';
 import { createDecidedNotice } from '../../seams/decidedNotice.js';
-import type { DispatchScope, NotifySeamName, SeamCtx, WaterfallSeamName } from '../../seams/types.js';
+import type {
+  CancelCause,
+  DispatchScope,
+  NotifySeamName,
+  SeamCtx,
+  WaterfallSeamName,
+} from '../../seams/types.js';
 import { SessionLogError } from '../../session/errors.js';
 import { repairEvents } from '../../session/repair.js';
 import { turnUsage } from '../../session/usage.js';
@@ -56,6 +62,7 @@ export interface TurnActionImplementations {
   discardSteering: Effect;
   discardContinueReason: Effect;
   abortTurn: Effect;
+  discardUnrecordedPrompt: Effect<{ cause: CancelCause }>;
   reportFailure: Effect<{ origin: string }>;
   reportListenerFailure: Effect<{ origin: string; error: unknown }>;
   repairCalls: Effect;
@@ -70,6 +77,12 @@ type Services = Pick<TurnMachineServices, 'log' | 'seams' | 'reportError'>;
 /** A continuation reason's steering item id: stable, so the same run yields the same ids. */
 export function continuationItemId(context: Pick<TurnContext, 'input' | 'step'>): string {
   return `${context.input.agentId}:t${context.input.turn}:s${context.step}:continue`;
+}
+
+/** Whether `id` is one of this turn's continuation reasons (whatever step made it). */
+function isContinuationItemId(context: Pick<TurnContext, 'input'>, id: string): boolean {
+  const prefix = `${context.input.agentId}:t${context.input.turn}:s`;
+  return id.startsWith(prefix) && /^\d+:continue$/.test(id.slice(prefix.length));
 }
 
 /**
@@ -181,7 +194,8 @@ export function createTurnActions(servicesOf: ServicesResolver<Services>): TurnA
           content: [...item.content],
           source: item.source,
           ...(item.meta === undefined ? {} : { meta: item.meta }),
-          itemId: item.id,
+          // A continuation's reason is no inbox item (no inbox/accepted): it names no item.
+          ...(isContinuationItemId(context, item.id) ? {} : { itemId: item.id }),
         });
         appendContexts(log, item.contexts);
       }
@@ -257,6 +271,12 @@ export function createTurnActions(servicesOf: ServicesResolver<Services>): TurnA
       liveHandlesOf(system)
         .scopes.get(context.input.scopeKey)
         .controller.abort(context.cancel ?? { kind: 'user' });
+    }),
+    // Cancelled before its prompt was recorded: the person did not ask for it to run later (storage.md,
+    // "On resume"); a dispose keeps it for the resume.
+    discardUnrecordedPrompt: contained(({ context, services }, params: { cause: CancelCause }) => {
+      if (params.cause.kind === 'disposed') return;
+      services.log.appendCore('inbox/discarded', { ids: [context.input.item.id], cause: 'cancel' });
     }),
     reportFailure: contained(({ context, services }, params: { origin: string }) => {
       if (!context.failure) return;

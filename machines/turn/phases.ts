@@ -123,6 +123,8 @@ async function requestModel(
       ...(instructions === undefined ? {} : { instructions }),
       ...(Object.keys(settings).length === 0 ? {} : { settings }),
     };
+    // Write-ahead: the request starts only once the log before it is committed (a PostgreSQL store).
+    if (services.log.writesAsync) await services.log.barrier();
     const answer = acceptModelStep(await services.model.request(request));
     relay.settle(false);
     return answer;

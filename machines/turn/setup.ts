@@ -80,6 +80,7 @@ export const turnSetup = setup({
     discardSteering: noop,
     discardContinueReason: noop,
     abortTurn: noop,
+    discardUnrecordedPrompt: (_, _params: { cause: CancelCause }) => {},
     reportFailure: (_, _params: { origin: string }) => {},
     reportListenerFailure: (_, _params: { origin: string; error: unknown }) => {},
     repairCalls: noop,

@@ -292,7 +292,7 @@ function parseHeader(line: string, path: string): JsonlHeader {
 }
 
 // Returns the event, or why the line is not a valid event.
-function parseEventLine(line: string, expectedSeq: number): LogEvent | string {
+export function parseEventLine(line: string, expectedSeq: number): LogEvent | string {
   const raw = parseJson(line);
   if (!raw.ok) return `not JSON (${preview(line)})`;
   // The common case checked by hand (this runs once per line of a large file); zod explains the rest.

@@ -71,7 +71,7 @@ describe('loading hooks configs', () => {
     await run.finish();
   });
 
-  it('H10 unsupported events, handler types and async hooks are reported and skipped with a warning', async () => {
+  it('H10 unsupported events and handler types are reported and skipped with a warning; an async hook runs in the background', async () => {
     const cwd = await session();
     const [bridge] = await loadHookPlugins({
       claudeSettings: [path.join(configs, 'mixed.json')],
@@ -81,14 +81,15 @@ describe('loading hooks configs', () => {
     expect(report.unsupported.map((u) => u.reason)).toEqual([
       'event "Notification" is not supported by the claude-code bridge',
       'claude-code:UserPromptSubmit:0:1: handler type "prompt" is not supported',
-      'claude-code:UserPromptSubmit:0:2: async hooks are not supported',
     ]);
     expect(report.handlers.map((h) => [h.handlerId, h.seam, h.timeoutMs])).toEqual([
       ['claude-code:UserPromptSubmit:0:0', 'agent/prompt-submit', 30_000],
+      ['claude-code:UserPromptSubmit:0:2', 'agent/prompt-submit', 30_000],
     ]);
-    expect(formatCapabilities(report).split('\n')[0]).toBe('claude-code hooks: 1 handler(s)');
+    expect(report.handlers[1]?.honored.join('\n')).toContain('async: runs in the background');
+    expect(formatCapabilities(report).split('\n')[0]).toBe('claude-code hooks: 2 handler(s)');
     const run = createHookAgent({ bridges: [bridge!], cwd, script: [{ text: 'ok' }] });
-    expect(run.logger.lines.filter((line) => line.includes('skipping'))).toHaveLength(3);
+    expect(run.logger.lines.filter((line) => line.includes('skipping'))).toHaveLength(2);
     await run.send('hi');
     await run.finish();
   });

@@ -12,7 +12,7 @@ import { type ScriptedModel, scriptedModel } from '../../model/index.js';
 import { type ApprovalChannel, createSeams, type SeamLogger, type Seams } from '../../seams/index.js';
 import { checkInvariants, coreTurnEvents } from '../../session/index.js';
 import type { SessionStore } from '../../session/types.js';
-import { createDemoTools, defineTool } from '../../tools/index.js';
+import { createDemoTools, defineTool, type ToolDefinition } from '../../tools/index.js';
 
 /** Absolute path of the fixture scripts. */
 export const FIXTURES = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures');
@@ -104,6 +104,8 @@ export function createHookAgent(options: {
   store?: SessionStore;
   /** A fixed agent id (two runs to compare log for log). */
   id?: string;
+  /** More tools, registered after the demo tools or the doubles. */
+  tools?: readonly ToolDefinition[];
 }): HookAgent {
   const lines: string[] = [];
   const logger = { lines, error: (m: string) => lines.push(m), warn: (m: string) => lines.push(m) };
@@ -113,6 +115,7 @@ export function createHookAgent(options: {
   const tools = createToolRegistry();
   if (options.demoTools) for (const tool of createDemoTools({ root: options.cwd })) tools.register(tool);
   else for (const name of ['Bash', 'BashOutput', 'Edit', 'Write']) tools.register(shellTool(name, ran));
+  for (const tool of options.tools ?? []) tools.register(tool);
   const model = scriptedModel(options.script);
   const agent = createAgent({
     seams,

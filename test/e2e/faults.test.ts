@@ -213,3 +213,50 @@ describe('Y09 --resume says what opening the session did', () => {
     expect(checkInvariants((await readJsonlLog(target)).events)).toEqual([]);
   });
 });
+
+describe('Y04 Ctrl-C during a slow prompt hook', () => {
+  it('Y04 the cancelled prompt is discarded and the next --resume never runs it', async () => {
+    const hook = await file('prompt-hook.sh', 'cat > /dev/null\necho $$ > hook.pid\nsleep 60\n');
+    const settings = await file('settings.json', {
+      hooks: { UserPromptSubmit: [{ hooks: [{ type: 'command', command: `sh ${hook}` }] }] },
+    });
+    const script = await file('script.json', [{ text: 'ran' }]);
+    const terminal = await Terminal.start(
+      `${seamchart} run 'rm -rf the project' --model scripted:${quote(script)} --claude-settings ${quote(settings)} --session session.jsonl`,
+      { cwd: dir, env: { NO_COLOR: '1' } },
+    );
+    terminals.push(terminal);
+    for (let i = 0; i < 400 && !existsSync(path.join(dir, 'hook.pid')); i++)
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    await terminal.keys('C-c');
+    expect(await terminal.exitCode()).toBe(130);
+    const first = await session();
+    expect(first.violations).toEqual([]);
+    expect(turnEnds(first.events)).toEqual(['aborted']);
+    expect(first.events.find((e) => e.type === 'inbox/discarded')?.data).toEqual({
+      ids: ['m1'],
+      cause: 'cancel',
+    });
+    const io = captureIO();
+    const resumed = await main(
+      [
+        'run',
+        'list the files',
+        '--model',
+        `scripted:${script}`,
+        '--session',
+        path.join(dir, 'session.jsonl'),
+        '--resume',
+      ],
+      io,
+    );
+    expect(resumed).toBe(0);
+    expect(io.err()).not.toContain('re-queued');
+    const { events, violations } = await session();
+    expect(violations).toEqual([]);
+    const prompts = events
+      .filter((e) => e.type === 'user/message')
+      .map((e) => (e.data as { content: { text: string }[] }).content[0]?.text);
+    expect(prompts).toEqual(['list the files']);
+  });
+});

@@ -19,7 +19,20 @@ const layers: Record<string, readonly string[]> = {
   bridges: ['seams', 'session', 'process'],
   visualize: ['machines'],
   testing: ['seams', 'session', 'tools', 'model', 'machines'],
-  entry: ['seams', 'session', 'tools', 'model', 'machines', 'bridges', 'visualize', 'testing', 'process'],
+  // Workers and senders of sessions in PostgreSQL: they build agents (machines) over the PostgreSQL store.
+  distributed: ['machines', 'session'],
+  entry: [
+    'seams',
+    'session',
+    'tools',
+    'model',
+    'machines',
+    'bridges',
+    'visualize',
+    'testing',
+    'process',
+    'distributed',
+  ],
   // The CLI is a user of the package: it imports the public entries (index.ts, testing.ts) only.
   cli: ['entry'],
 };

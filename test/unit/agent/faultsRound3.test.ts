@@ -141,3 +141,125 @@ describe('Y07 an inject() whose line would exceed maxLineBytes is refused', () =
     expect(checkInvariants((await readJsonlLog(path)).events)).toEqual([]);
   });
 });
+
+/** An agent over a fresh JSONL file whose prompt-submit listener waits until its turn is cancelled. */
+async function agentWithSlowPromptHook(path: string) {
+  let entered: () => void = () => {};
+  const inPromptHook = new Promise<void>((done) => {
+    entered = done;
+  });
+  const t = createTestAgent({
+    script: [{ text: 'ran' }, { text: 'ran again' }],
+    register: (seams) =>
+      seams.on(
+        'agent/prompt-submit',
+        (c) =>
+          new Promise((_, fail) => {
+            entered();
+            c.signal.addEventListener('abort', () => fail(c.signal.reason));
+          }),
+      ),
+    agent: { store: await createJsonlStore(path) },
+  });
+  return { ...t, inPromptHook };
+}
+
+/** Resumes `path` with `resumePending: 'run'` and no listeners: the turns it runs. */
+async function resumeAndRun(path: string) {
+  const t = createTestAgent({
+    script: [{ text: 'resumed' }],
+    agent: { store: await openJsonlStore(path), resumePending: 'run' },
+  });
+  await sleep(20);
+  await t.agent.whenIdle();
+  await t.agent.dispose();
+  t.expectInvariants();
+  return t.agent.log.events.filter((e) => e.type === 'user/message').map((e) => e.data);
+}
+
+describe('Y04 a message cancelled before its prompt was recorded is discarded', () => {
+  it('Y04 cancel during prompt-submit writes inbox/discarded{cancel} with the cancel; resume never runs it', async () => {
+    const path = freshPath();
+    const t = await agentWithSlowPromptHook(path);
+    const id = t.agent.followup('rm -rf the project');
+    await t.inPromptHook;
+    t.agent.cancel();
+    // Written with the cancel, not when the aborted turn finishes.
+    const types = t.agent.log.events.map((e) => e.type);
+    expect(types.indexOf('inbox/discarded')).toBeGreaterThan(-1);
+    expect(types.indexOf('inbox/discarded')).toBeLessThan(types.indexOf('turn/end'));
+    expect(t.eventData('inbox/discarded')).toEqual([{ ids: [id], cause: 'cancel' }]);
+    await t.agent.whenIdle();
+    await t.agent.dispose();
+    t.expectInvariants({ atRest: true });
+    expect(t.eventData('turn/end')).toEqual([{ turn: 1, reason: { kind: 'aborted' } }]);
+    const reopened = await openJsonlStore(path);
+    expect(pendingInboxItems(reopened.initialEvents)).toEqual([]);
+    expect(reopened.repairs).toEqual([]);
+    await reopened.close();
+    expect(await resumeAndRun(path)).toEqual([]);
+  });
+
+  it('Y04 a dispose during prompt-submit still re-queues the message, and resume runs it once', async () => {
+    const path = freshPath();
+    const t = await agentWithSlowPromptHook(path);
+    const id = t.agent.followup('keep me');
+    await t.inPromptHook;
+    await t.agent.dispose();
+    expect(t.eventData('inbox/discarded')).toEqual([]);
+    expect(t.eventData('turn/end')).toEqual([{ turn: 1, reason: { kind: 'disposed' } }]);
+    const reopened = await openJsonlStore(path);
+    expect(pendingInboxItems(reopened.initialEvents).map((item) => item.accepted.id)).toEqual([id]);
+    await reopened.close();
+    expect(await resumeAndRun(path)).toMatchObject([{ content: [{ type: 'text', text: 'keep me' }] }]);
+  });
+});
+
+describe('Y08 resume announcements and continuation reasons', () => {
+  it('Y08 re-queued items are announced with agent/inbox/enqueue before session-start', async () => {
+    const path = freshPath();
+    const first = createTestAgent({ script: [], agent: { store: await createJsonlStore(path) } });
+    first.agent.queue('one');
+    first.agent.queue('two');
+    await first.agent.dispose();
+    const order: string[] = [];
+    const t = createTestAgent({
+      script: [{ text: 'a' }, { text: 'b' }],
+      register: (seams) => {
+        seams.on('agent/inbox/enqueue', (c) => void order.push(`enqueue ${c.id}`));
+        seams.on('agent/session-start', (c) => void order.push(`session-start ${c.source}`));
+      },
+      agent: { store: await openJsonlStore(path) },
+    });
+    await sleep(10);
+    expect(order).toEqual(['enqueue m1', 'enqueue m2', 'session-start resume']);
+    await t.agent.dispose();
+  });
+
+  it('Y08 a continuation reason is drained as steering/message without an itemId', async () => {
+    let continued = false;
+    const t = createTestAgent({
+      script: [{ text: 'first' }, { text: 'second' }],
+      register: (seams) =>
+        seams.on('agent/turn-continuation', () => {
+          if (continued) return { action: 'stop' as const };
+          continued = true;
+          return {
+            action: 'continue' as const,
+            reason: {
+              content: [{ type: 'text' as const, text: 'keep going' }],
+              source: { kind: 'plugin' as const, plugin: 'y08' },
+            },
+          };
+        }),
+    });
+    t.agent.followup('go');
+    await t.agent.whenIdle();
+    const steering = t.eventData('steering/message');
+    expect(steering).toHaveLength(1);
+    expect(steering[0]).not.toHaveProperty('itemId');
+    expect(steering[0]).toMatchObject({ content: [{ type: 'text', text: 'keep going' }] });
+    await t.agent.dispose();
+    t.expectInvariants({ atRest: true });
+  });
+});

@@ -1,0 +1,12 @@
+// The distributed folder's only public face: PostgreSQL sessions run by a pool of DBOS workers.
+export { DistributedError, type DistributedErrorCode } from './errors.js';
+export { type MigrateOptions, migrate } from './migrate.js';
+export { type Delivery, type DeliveryOutcome, SESSIONS_QUEUE } from './names.js';
+export {
+  connectQueue,
+  type QueueConnection,
+  type QueueConnectionOptions,
+  type SendMessageInput,
+  sendMessage,
+} from './queueClient.js';
+export { createWorker, type Worker, type WorkerAgentOptions, type WorkerOptions } from './worker.js';

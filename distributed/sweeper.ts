@@ -1,0 +1,109 @@
+import { hostname } from 'node:os';
+import type { Pool } from 'pg';
+import { SESSIONS_QUEUE } from './names.js';
+
+/** What the sweeper needs of DBOS: list a dead executor's pending workflows, resume one on a queue. */
+export interface WorkflowControl {
+  listPending(executorId: string): Promise<readonly string[]>;
+  resume(workflowId: string, queueName: string): Promise<void>;
+}
+
+export interface HeartbeatOptions {
+  readonly pool: Pool;
+  readonly schema: string;
+  readonly executorId: string;
+  readonly applicationVersion: string | undefined;
+  /** How often this worker beats and looks for dead ones (ms). */
+  readonly heartbeatMs: number;
+  /** A worker whose last beat is older than this is dead (ms). */
+  readonly deadAfterMs: number;
+  readonly workflows: WorkflowControl;
+  readonly log: (line: string) => void;
+}
+
+/** A worker's heartbeat and its share of the sweeper; `stop()` ends both. */
+export interface Heartbeat {
+  /** Marks this worker dead at once (a graceful exit whose pending workflows others should resume now). */
+  stop(options: { markDead: boolean }): Promise<void>;
+}
+
+/**
+ * Starts beating (an upsert of this worker's row every `heartbeatMs`) and sweeping: any worker that sees
+ * another's beat older than `deadAfterMs` resumes that executor's pending workflows on the sessions queue
+ * (never without the queue name, which would lose the per-session order). One sweeper acts at a time
+ * (an advisory lock); the dead worker's row is removed once its workflows are resumed.
+ * @param options the pool, this executor, the timings and the DBOS calls
+ */
+export async function startHeartbeat(options: HeartbeatOptions): Promise<Heartbeat> {
+  const { pool, schema, executorId } = options;
+  await beat(options);
+  let running: Promise<void> = Promise.resolve();
+  const tick = (): void => {
+    running = running.then(async () => {
+      try {
+        await beat(options);
+        await sweep(options);
+      } catch (error) {
+        options.log(`heartbeat: ${(error as Error).message}`);
+      }
+    });
+  };
+  const timer = setInterval(tick, options.heartbeatMs);
+  return {
+    async stop({ markDead }) {
+      clearInterval(timer);
+      await running;
+      if (markDead) {
+        await pool.query(`UPDATE ${schema}.workers SET heartbeat_at = 'epoch' WHERE executor_id = $1`, [
+          executorId,
+        ]);
+      }
+    },
+  };
+}
+
+async function beat(options: HeartbeatOptions): Promise<void> {
+  await options.pool.query(
+    `INSERT INTO ${options.schema}.workers (executor_id, pid, host, application_version)
+       VALUES ($1, $2, $3, $4)
+     ON CONFLICT (executor_id) DO UPDATE
+       SET heartbeat_at = now(), pid = EXCLUDED.pid, host = EXCLUDED.host`,
+    [options.executorId, process.pid, hostname(), options.applicationVersion ?? null],
+  );
+}
+
+async function sweep(options: HeartbeatOptions): Promise<void> {
+  const { pool, schema } = options;
+  const client = await pool.connect();
+  try {
+    const locked = await client.query<{ locked: boolean }>(
+      "SELECT pg_try_advisory_lock(hashtext('seamchart sweeper'), 0) AS locked",
+    );
+    if (locked.rows[0]?.locked !== true) return;
+    try {
+      const dead = await client.query<{ executor_id: string; heartbeat_at: Date }>(
+        `SELECT executor_id, heartbeat_at FROM ${schema}.workers
+          WHERE heartbeat_at < now() - $1 * interval '1 millisecond' AND executor_id <> $2`,
+        [options.deadAfterMs, options.executorId],
+      );
+      for (const row of dead.rows) {
+        const pending = await options.workflows.listPending(row.executor_id);
+        for (const workflowId of pending) await options.workflows.resume(workflowId, SESSIONS_QUEUE);
+        // Only the row as judged: a worker that beat again meanwhile is alive and keeps its row.
+        await client.query(`DELETE FROM ${schema}.workers WHERE executor_id = $1 AND heartbeat_at = $2`, [
+          row.executor_id,
+          row.heartbeat_at,
+        ]);
+        options.log(
+          `sweeper: worker ${row.executor_id} is dead (no heartbeat since ${row.heartbeat_at.toISOString()}); ` +
+            `resumed ${pending.length} pending workflow${pending.length === 1 ? '' : 's'} on ${SESSIONS_QUEUE}` +
+            (pending.length === 0 ? '' : ` (${pending.join(', ')})`),
+        );
+      }
+    } finally {
+      await client.query("SELECT pg_advisory_unlock(hashtext('seamchart sweeper'), 0)");
+    }
+  } finally {
+    client.release();
+  }
+}

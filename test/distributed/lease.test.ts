@@ -1,0 +1,124 @@
+// N02: one writer per PostgreSQL session — a live lease refuses a second opener; a holder paused past its
+// lease (SIGSTOP of a real child) is taken over, and on SIGCONT it is fenced before its next side effect.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import pg from 'pg';
+import { checkInvariants, type LogEvent, openPostgresStore, SessionLockedError } from 'seamchart';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, type TestDatabase } from './support/database.js';
+import { migrateForTest } from './support/migrate.js';
+
+const root = resolve(import.meta.dirname, '../..');
+const holderFile = join(import.meta.dirname, 'children/leaseHolder.ts');
+let database: TestDatabase;
+let admin: pg.Pool;
+const children = new Set<ChildProcess>();
+
+beforeAll(async () => {
+  database = await createTestDatabase('seamchart_n02');
+  await migrateForTest(database.url);
+  admin = new pg.Pool({ connectionString: database.url, max: 2 });
+});
+afterAll(async () => {
+  for (const child of children) child.kill('SIGKILL');
+  await admin?.end();
+  await database?.drop();
+});
+
+async function storedEvents(sessionId: string): Promise<LogEvent[]> {
+  const rows = await admin.query<{ event: string }>(
+    'SELECT event FROM seamchart.events WHERE session_id = $1 ORDER BY seq',
+    [sessionId],
+  );
+  return rows.rows.map((row) => JSON.parse(row.event) as LogEvent);
+}
+
+/** Starts the holder; resolves lines as they arrive. */
+function startHolder(sessionId: string, bodyMs: number) {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', holderFile, database.url, sessionId, String(bodyMs)],
+    {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  children.add(child);
+  const lines: string[] = [];
+  const waiters: { line: string; resolve: () => void }[] = [];
+  createInterface({ input: child.stdout! }).on('line', (line) => {
+    lines.push(line);
+    for (const waiter of waiters.filter((w) => w.line === line)) waiter.resolve();
+  });
+  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+  return {
+    child,
+    lines,
+    exited,
+    waitFor: (line: string) =>
+      lines.includes(line)
+        ? Promise.resolve()
+        : new Promise<void>((done) => {
+            waiters.push({ line, resolve: done });
+          }),
+  };
+}
+
+describe('N02 leases and fencing', () => {
+  it('N02 a second opener gets SESSION_LOCKED; a paused holder is taken over, then fenced before its next side effect', async () => {
+    const sessionId = 'n02-paused';
+    const holder = startHolder(sessionId, 2_500);
+    await holder.waitFor('BODY');
+    // The body runs, so its tool/call is committed (write-ahead) before it started.
+    const before = await storedEvents(sessionId);
+    expect(before.at(-1)?.type).toBe('tool/call');
+
+    // A second opener while the holder lives: refused, naming the holder, nothing written.
+    const refused = await openPostgresStore({ connectionString: database.url, sessionId }).then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(refused).toBeInstanceOf(SessionLockedError);
+    expect((refused as SessionLockedError).code).toBe('SESSION_LOCKED');
+    expect((refused as SessionLockedError).message).toContain(`n02-child (process ${holder.child.pid}`);
+    expect(await storedEvents(sessionId)).toEqual(before);
+
+    // Paused past its lease (1 s): the next opener takes over and repairs the open turn.
+    holder.child.kill('SIGSTOP');
+    await new Promise((done) => setTimeout(done, 1_600));
+    const taken = await openPostgresStore({
+      connectionString: database.url,
+      sessionId,
+      holder: 'n02-parent',
+    });
+    expect(taken.repairs[0]).toMatch(/^lease: took over the expired lease of n02-child/);
+    const afterTakeover = taken.initialEvents;
+    expect(afterTakeover.slice(0, before.length)).toEqual(before);
+    const unknown = afterTakeover.find((event) => event.type === 'tool/result');
+    expect(unknown?.data).toMatchObject({ callId: 'c1', error: { code: 'TOOL_OUTCOME_UNKNOWN' } });
+    expect(afterTakeover.at(-1)).toMatchObject({
+      type: 'turn/end',
+      data: { reason: { kind: 'interrupted' } },
+    });
+
+    // SIGCONT: the body finishes, its result is refused (FENCED), no second model request, the agent fails.
+    holder.child.kill('SIGCONT');
+    expect(await holder.exited).toBe(0);
+    expect(holder.lines).toContain('BODY_DONE');
+    expect(holder.lines).toContain('STATUS failed');
+    expect(holder.lines).toContain('FAILED FENCED');
+    expect(holder.lines.filter((line) => line.startsWith('MODEL '))).toEqual(['MODEL 1']);
+
+    // Nothing the holder wrote after the takeover is stored: the log is exactly what the new holder has.
+    const stored = await storedEvents(sessionId);
+    expect(stored).toEqual(JSON.parse(JSON.stringify(afterTakeover)));
+    expect(checkInvariants(stored, { atRest: true })).toEqual([]);
+    await taken.close();
+    const lease = await admin.query(
+      'SELECT lease_holder, lease_token FROM seamchart.sessions WHERE id = $1',
+      [sessionId],
+    );
+    expect(lease.rows[0]).toEqual({ lease_holder: null, lease_token: '2' });
+  }, 60_000);
+});
