@@ -121,10 +121,10 @@ export const acpCommand: CliCommand = {
         toByteSink(io.stdout),
         Readable.toWeb(io.stdin as Readable) as ReadableStream<Uint8Array>,
       ),
-      async createSession({ sessionId, cwd, mcpServers, store, approval }) {
+      async createSession({ sessionId, cwd, mcpServers, store, approval, logger: sessionLogger }) {
         const { servers, notices } = sessionServers(configServers, mcpServers);
         const model = await resolveModel(flags, io.env);
-        const seams = createSeams({ logger });
+        const seams = createSeams({ logger: sessionLogger });
         for (const bridge of await loadBridges(flags, path.join(sessionsDir, `${sessionId}.jsonl`)))
           seams.use(bridge);
         seams.use(plugins.requestRetry({ maxRetries: flags.maxRetries ?? 3 }));
@@ -144,7 +144,7 @@ export const acpCommand: CliCommand = {
             store,
             cwd,
             approval,
-            logger,
+            logger: sessionLogger,
             maxRequestRetries: flags.maxRetries ?? 3,
             ...(instructions === undefined ? {} : { instructions }),
             ...(flags.maxSteps === undefined ? {} : { maxStepsPerTurn: flags.maxSteps }),

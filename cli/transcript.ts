@@ -155,9 +155,12 @@ export class Transcript {
     if (this.options.showDecisions) {
       const shape = decision.decision as { kind?: string; action?: string } | null;
       const kind = shape?.kind ?? shape?.action ?? JSON.stringify(decision.decision);
-      this.screen.line(
-        this.screen.style.dim(`  · ${decision.seam}: ${kind}, decided by ${decision.decidedBy}`),
-      );
+      const line = this.screen.style.dim(`  · ${decision.seam}: ${kind}, decided by ${decision.decidedBy}`);
+      // A parallel call's line waits for its result; its decisions wait with it.
+      const callId = decision.callId;
+      if (callId !== undefined && this.deferredCalls.has(callId))
+        this.waitingForCall.set(callId, [...(this.waitingForCall.get(callId) ?? []), line]);
+      else this.screen.line(line);
     }
     if (decision.seam === 'agent/prompt-submit') this.promptDecider = decision;
     else if (decision.callId !== undefined)

@@ -6,6 +6,7 @@ import * as acp from '@agentclientprotocol/sdk';
 import { createJsonlStore, openJsonlStore } from '../../session/index.js';
 import type { SessionStore } from '../../session/types.js';
 import { toPromptContent } from './content.js';
+import { createSessionLogger } from './feedback.js';
 import { createPermissionChannel } from './permission.js';
 import { bridgeSession, type SessionBridge } from './sessionBridge.js';
 import { listSessionFiles, readSessionCwd, resolveSessionFile } from './sessionFiles.js';
@@ -35,8 +36,20 @@ export function startAcpServer(options: ServeAcpOptions): AcpServer {
     rawServers: readonly acp.McpServer[],
     store: SessionStore,
     resume: boolean,
-  ): Promise<{ live: LiveSession; notices: string[] }> => {
+  ): Promise<{ live: LiveSession; notices: string[]; announce(): void }> => {
     const { servers, unsupported } = splitMcpServers(rawServers);
+    // Messages for the editor wait until it knows the session id (after the response).
+    let announce!: () => void;
+    const announced = new Promise<void>((resolve) => {
+      announce = resolve;
+    });
+    const say = (text: string): void => {
+      void announced
+        .then(() =>
+          notifier(sessionId)({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } }),
+        )
+        .catch(() => {});
+    };
     let session: AcpSession | undefined;
     const kindOf = (name: string) => toToolKindFrom(session, name);
     const approval = createPermissionChannel({
@@ -49,7 +62,15 @@ export function startAcpServer(options: ServeAcpOptions): AcpServer {
       },
     });
     try {
-      session = await options.createSession({ sessionId, cwd, mcpServers: servers, resume, store, approval });
+      session = await options.createSession({
+        sessionId,
+        cwd,
+        mcpServers: servers,
+        resume,
+        store,
+        approval,
+        logger: createSessionLogger(say, logger),
+      });
     } catch (error) {
       await store.close().catch(() => {});
       throw acp.RequestError.internalError(
@@ -67,18 +88,9 @@ export function startAcpServer(options: ServeAcpOptions): AcpServer {
     sessions.set(sessionId, live);
     const notices = [...unsupported, ...(session.notices ?? [])];
     for (const notice of notices) report(notice);
-    return { live, notices };
-  };
-
-  // Problems found while opening go to the editor as a message, after it knows the session id.
-  const tell = (sessionId: string, notices: readonly string[]): void => {
-    if (notices.length === 0) return;
-    setImmediate(() => {
-      void notifier(sessionId)({
-        sessionUpdate: 'agent_message_chunk',
-        content: { type: 'text', text: notices.map((notice) => `⚠ ${notice}`).join('\n') },
-      }).catch(() => {});
-    });
+    // Problems found while opening go first.
+    if (notices.length > 0) say(notices.map((notice) => `⚠ ${notice}`).join('\n'));
+    return { live, notices, announce };
   };
 
   const sessionOf = (sessionId: string): LiveSession => {
@@ -118,7 +130,7 @@ export function startAcpServer(options: ServeAcpOptions): AcpServer {
           throw error;
         },
       );
-      tell(sessionId, opened.notices);
+      setImmediate(opened.announce);
       return { sessionId };
     })
     .onRequest(acp.methods.agent.session.load, async ({ params }) => {
@@ -141,9 +153,9 @@ export function startAcpServer(options: ServeAcpOptions): AcpServer {
       const store = await openJsonlStore(file, { id: params.sessionId }).catch((error: unknown) => {
         throw acp.RequestError.invalidParams({ file }, (error as Error).message);
       });
-      const { live, notices } = await open(params.sessionId, cwd, params.mcpServers, store, true);
+      const { live, announce } = await open(params.sessionId, cwd, params.mcpServers, store, true);
       await live.bridge.replay();
-      tell(params.sessionId, notices);
+      setImmediate(announce);
       return {};
     })
     .onRequest(acp.methods.agent.session.prompt, ({ params }) =>

@@ -24,6 +24,12 @@ export interface AcpSessionRequest {
   readonly store: SessionStore;
   /** Asks the editor (`session/request_permission`): pass it to `createAgent({ approval })`. */
   readonly approval: ApprovalChannel;
+  /**
+   * The session's logger: pass it to `createSeams({ logger })`. Hook `systemMessage`s (SessionStart,
+   * Stop, …, which bridges report through `logger.warn`) are shown to the editor; the rest goes to
+   * the server's logger.
+   */
+  readonly logger: SeamLogger;
 }
 
 /** The agent of one ACP session, as the bridge drives it. */
