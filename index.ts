@@ -32,6 +32,7 @@ export {
   toolClass,
 } from './bridges/index.js';
 export * from './distributed/index.js';
+export * from './inspect/index.js';
 // The shared vocabulary: data shapes, log event schemas, failure codes.
 export * from './kernel/events.js';
 export { describeThrown, TurnFailureCode, toFailure } from './kernel/failure.js';

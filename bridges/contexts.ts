@@ -1,5 +1,5 @@
 import type { ContentBlock, HookContext, MessageSource } from '../kernel/index.js';
-import type { Dialect, HookEventName } from './types.js';
+import type { Dialect, HookEventName, MergedVerdict } from './types.js';
 
 /** The source of everything a hook of `dialect` authored for `event`. */
 export function hookSource(dialect: Dialect, event: HookEventName): MessageSource {
@@ -11,14 +11,22 @@ export function text(value: string): ContentBlock {
   return { type: 'text', text: value };
 }
 
-/** One model-facing context per hook that produced one, in config order. */
+/** One model-facing context per hook that produced one, in config order, its source naming that hook. */
 export function hookContexts(
   dialect: Dialect,
   event: HookEventName,
-  texts: readonly string[],
+  merged: Pick<MergedVerdict, 'contexts' | 'contextBy'>,
 ): HookContext[] {
   const source = hookSource(dialect, event);
-  return texts.map((value) => ({ content: [text(value)], source }));
+  return merged.contexts.map((value, index) => {
+    const handlerId = merged.contextBy?.[index];
+    return { content: [text(value)], source: handlerId ? { ...source, handlerId } : source };
+  });
+}
+
+/** The `by` of a decision a hook made (nothing when no handler is named). */
+export function byOf(handlerIds: string | undefined): { by?: string } {
+  return handlerIds === undefined || handlerIds === '' ? {} : { by: handlerIds };
 }
 
 /** `decision` with `contexts` placed before its own (downstream contexts survive). */

@@ -236,7 +236,10 @@ export async function fireHookEvent(
         : applyOnFailure(handler, firing.event, decodeHookOutput(run, firing.event, rules.dialect), run);
     return { handler, run, verdict };
   });
-  const merged = mergeVerdicts(results.map((result) => result.verdict));
+  const merged = mergeVerdicts(
+    results.map((result) => result.verdict),
+    results.map((result) => result.handler.id),
+  );
   const annotations: readonly ResultAnnotation[] =
     firing.annotate?.(results, merged) ?? results.map(() => ({}));
   // A cancelled seam's decision is ignored by the machine; its results would land after the turn moved on.

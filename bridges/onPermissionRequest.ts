@@ -1,5 +1,6 @@
 import type { Listener } from '../seams/index.js';
 import { defaultBlockReason } from './codec.js';
+import { byOf } from './contexts.js';
 import type { ListenerKit } from './listenerKit.js';
 import { fireToolEvent, rememberStop, targetOf } from './onToolUse.js';
 import { HookEvent } from './types.js';
@@ -27,9 +28,9 @@ export function createPermissionRequestListener(kit: ListenerKit): Listener<'too
     rememberStop(kit, target, merged.stop ?? interrupt);
     if (merged.kind === 'block' || merged.stop !== undefined) {
       const reason = merged.reason ?? merged.stop?.reason ?? defaultBlockReason(event);
-      return { outcome: 'rejected', reason };
+      return { outcome: 'rejected', reason, ...byOf(merged.stop?.by ?? merged.by) };
     }
-    if (merged.kind === 'allow') return { outcome: 'allowed-once' };
+    if (merged.kind === 'allow') return { outcome: 'allowed-once', ...byOf(merged.by) };
     return next();
   };
 }

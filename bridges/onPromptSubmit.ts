@@ -1,6 +1,6 @@
 import type { Listener } from '../seams/index.js';
 import { defaultBlockReason } from './codec.js';
-import { hookContexts, prependContexts } from './contexts.js';
+import { byOf, hookContexts, prependContexts } from './contexts.js';
 import { fireHookEvent } from './fire.js';
 import { type ListenerKit, payloadScope } from './listenerKit.js';
 import { buildPayload, textOf } from './payload.js';
@@ -29,16 +29,24 @@ export function createPromptSubmitListener(kit: ListenerKit): Listener<'agent/pr
     if (fired === undefined) return next();
     const { merged } = fired;
     // Codex keeps the hooks' context on a block (for the next turn); Claude drops it with the prompt.
-    const kept = runtime.rules.blockKeepsContext
-      ? hookContexts(runtime.rules.dialect, event, merged.contexts)
-      : [];
+    const kept = runtime.rules.blockKeepsContext ? hookContexts(runtime.rules.dialect, event, merged) : [];
     const contexts = kept.length === 0 ? {} : { additionalContexts: kept };
     if (merged.stop)
-      return { kind: 'block', reason: merged.stop.reason ?? `stopped by ${event} hook`, ...contexts };
+      return {
+        kind: 'block',
+        reason: merged.stop.reason ?? `stopped by ${event} hook`,
+        ...contexts,
+        ...byOf(merged.stop.by),
+      };
     if (merged.kind === 'block')
-      return { kind: 'block', reason: merged.reason ?? defaultBlockReason(event), ...contexts };
+      return {
+        kind: 'block',
+        reason: merged.reason ?? defaultBlockReason(event),
+        ...contexts,
+        ...byOf(merged.by),
+      };
     const downstream = await next();
     if (downstream.kind !== 'allow') return downstream;
-    return prependContexts(downstream, hookContexts(runtime.rules.dialect, event, merged.contexts));
+    return prependContexts(downstream, hookContexts(runtime.rules.dialect, event, merged));
   };
 }

@@ -1,6 +1,6 @@
 import type { Listener } from '../seams/index.js';
 import { defaultBlockReason } from './codec.js';
-import { hookSource, text } from './contexts.js';
+import { byOf, hookSource, text } from './contexts.js';
 import { fireHookEvent } from './fire.js';
 import { type ListenerKit, payloadScope } from './listenerKit.js';
 import { buildPayload, lastAssistantText } from './payload.js';
@@ -56,6 +56,7 @@ export function createStopListener(kit: ListenerKit): Listener<'agent/turn-conti
     return {
       action: 'continue',
       reason: { content: [text(reason)], source: hookSource(runtime.rules.dialect, event) },
+      ...byOf(merged.by),
     };
   };
 }
@@ -71,6 +72,10 @@ export function createTurnStopListener(kit: ListenerKit): Listener<'agent/turn-s
     const pending = state.pendingStop;
     if (pending === undefined) return undefined;
     state.pendingStop = undefined;
-    return pending.reason === undefined ? { action: 'stop' } : { action: 'stop', reason: pending.reason };
+    return {
+      action: 'stop',
+      ...(pending.reason === undefined ? {} : { reason: pending.reason }),
+      ...byOf(pending.by),
+    };
   };
 }

@@ -3,7 +3,7 @@ import type { ContentBlock, HookContext, JsonObject, JsonValue, PreToolDecision 
 import type { AgentHandle, Listener, ToolExecution } from '../seams/index.js';
 import { decidePermission, type PermissionDecision } from './claude-code/permissions.js';
 import { defaultBlockReason } from './codec.js';
-import { hookContexts, prependContexts, text } from './contexts.js';
+import { byOf, hookContexts, prependContexts, text } from './contexts.js';
 import { type FiredEvent, fireHookEvent, type HookFiring } from './fire.js';
 import type { JudgedCall } from './judgedCalls.js';
 import { type ListenerKit, payloadScope } from './listenerKit.js';
@@ -160,13 +160,18 @@ export function createPreToolListener(kit: ListenerKit): Listener<'tools/pre-exe
     const fired = hasHooks ? await verdictFor(kit, exec, kit.judged.take(exec)) : undefined;
     const permission = permissionFor(kit, exec);
     const merged = fired?.merged;
-    const contexts = hookContexts(kit.runtime.rules.dialect, event, merged?.contexts ?? []);
+    const contexts = merged === undefined ? [] : hookContexts(kit.runtime.rules.dialect, event, merged);
     if (merged?.stop) {
       const reason = merged.stop.reason ?? merged.reason ?? `stopped by ${event} hook`;
-      return { kind: 'deny', reason, ...withContexts(contexts) };
+      return { kind: 'deny', reason, ...withContexts(contexts), ...byOf(merged.stop.by) };
     }
     if (merged?.kind === 'block')
-      return { kind: 'deny', reason: merged.reason ?? defaultBlockReason(event), ...withContexts(contexts) };
+      return {
+        kind: 'deny',
+        reason: merged.reason ?? defaultBlockReason(event),
+        ...withContexts(contexts),
+        ...byOf(merged.by),
+      };
     if (permission?.behavior === 'deny' && (permission.rule !== undefined || merged?.kind !== 'allow'))
       return { kind: 'deny', reason: permission.reason, ...withContexts(contexts) };
     const ruleAsks = permission?.behavior === 'ask' && permission.rule !== undefined;
@@ -176,7 +181,8 @@ export function createPreToolListener(kit: ListenerKit): Listener<'tools/pre-exe
         ruleAsks ? permission?.reason : undefined,
       ];
       const reason = reasons.filter((r) => r !== undefined).join('\n\n');
-      return { kind: 'ask', ...(reason === '' ? {} : { reason }), ...withContexts(contexts) };
+      const by = merged?.kind === 'ask' ? byOf(merged.by) : {};
+      return { kind: 'ask', ...(reason === '' ? {} : { reason }), ...withContexts(contexts), ...by };
     }
     const downstream = prependContexts(await next(), contexts);
     // The mode's own prompt: skipped by a hook's allow, never overriding a downstream deny or ask.
@@ -205,17 +211,18 @@ export function createPostToolListener(kit: ListenerKit): Listener<'tools/post-e
     if (fired === undefined) return next();
     const { merged } = fired;
     rememberStop(kit, exec, merged.stop);
-    const contexts = hookContexts(rules.dialect, event, merged.contexts);
+    const contexts = hookContexts(rules.dialect, event, merged);
     if (merged.kind === 'block') {
       const reason = text(merged.reason ?? defaultBlockReason(event));
       const feedback = rules.postToolBlock === 'keep-output' ? [...result.content, reason] : [reason];
-      return { kind: 'block', feedback, ...withContexts(contexts) };
+      return { kind: 'block', feedback, ...withContexts(contexts), ...byOf(merged.by) };
     }
     if (merged.updatedToolOutput !== undefined) {
       return {
         kind: 'accept',
         content: replacementContent(merged.updatedToolOutput),
         ...withContexts(contexts),
+        ...byOf(merged.updatedToolOutputBy),
       };
     }
     return prependContexts(await next(), contexts);

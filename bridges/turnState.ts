@@ -6,7 +6,7 @@ export interface TurnState {
   /** Stop-hook continuations so far in this turn. */
   stopContinuations: number;
   /** Set by `continue: false`; consumed by the bridge's `agent/turn-stop` listener. */
-  pendingStop?: { readonly reason?: string } | undefined;
+  pendingStop?: { readonly reason?: string; readonly by?: string } | undefined;
 }
 
 /** Per-agent turn state, dropped with the agent (keyed by the handle) and reset when the turn changes. */

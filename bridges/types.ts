@@ -124,8 +124,15 @@ export interface MergedVerdict {
   readonly kind: VerdictKind;
   /** Reasons of the winning rank, blank-line joined, in config order. */
   readonly reason?: string;
+  /** The handlers of the winning kind, comma-joined: who the log names as the decider. */
+  readonly by?: string;
   readonly contexts: readonly string[];
-  readonly stop?: { readonly reason?: string };
+  /** The handler of each context (same order; absent when the caller named no handlers). */
+  readonly contextBy?: readonly string[];
+  /** `by`: the handler that said `continue: false`. */
+  readonly stop?: { readonly reason?: string; readonly by?: string };
+  /** The handler whose `updatedToolOutput` won. */
+  readonly updatedToolOutputBy?: string;
   readonly systemMessages: readonly string[];
   readonly updatedToolOutput?: JsonValue;
   /** Some hook asked to interrupt (PermissionRequest). */

@@ -1,6 +1,7 @@
 import { acpCommand } from './acp.js';
 import type { CliCommand } from './command.js';
 import { dbCommand } from './db.js';
+import { inspectCommand } from './inspect.js';
 import { logCommand } from './log.js';
 import { runCommand } from './run.js';
 import { sendCommand } from './send.js';
@@ -11,6 +12,7 @@ import { workerCommand } from './worker.js';
 export const commands: readonly CliCommand[] = [
   runCommand,
   logCommand,
+  inspectCommand,
   visualizeCommand,
   acpCommand,
   workerCommand,

@@ -60,6 +60,18 @@ export const UsageTotalSchema = z.object({
 });
 export type UsageTotal = z.infer<typeof UsageTotalSchema>;
 
+/** Who made each decision of a call that changed something (a listener's name or a hook handler id). */
+export const ToolDecidedBySchema = z.object({
+  preExecute: z.string().optional(),
+  approval: z.string().optional(),
+  guard: z.string().optional(),
+  postExecute: z.string().optional(),
+});
+export type ToolDecidedBy = z.infer<typeof ToolDecidedBySchema>;
+
+/** Who made the decision an event records (absent for defaults and pass-throughs, and in older logs). */
+const decidedBy = z.string().optional();
+
 /** zod schema of each core event type's `data`. */
 export const coreEventSchemas = {
   'turn/start': z.object({
@@ -71,9 +83,19 @@ export const coreEventSchemas = {
       itemId: z.string().optional(),
     }),
   }),
-  'turn/end': z.object({ turn, reason: TurnEndReasonSchema, usage: UsageTotalSchema.optional() }),
-  'user/message': z.object({ content, source: MessageSourceSchema, meta: JsonValueSchema.optional() }),
-  'prompt/blocked': z.object({ content, source: MessageSourceSchema, reason: z.string() }),
+  'turn/end': z.object({
+    turn,
+    reason: TurnEndReasonSchema,
+    usage: UsageTotalSchema.optional(),
+    decidedBy,
+  }),
+  'user/message': z.object({
+    content,
+    source: MessageSourceSchema,
+    meta: JsonValueSchema.optional(),
+    decidedBy,
+  }),
+  'prompt/blocked': z.object({ content, source: MessageSourceSchema, reason: z.string(), decidedBy }),
   'context/message': z.object({ content, source: MessageSourceSchema, meta: JsonValueSchema.optional() }),
   'steering/message': z.object({
     turn,
@@ -81,6 +103,7 @@ export const coreEventSchemas = {
     source: MessageSourceSchema,
     meta: JsonValueSchema.optional(),
     itemId: z.string().optional(),
+    decidedBy,
   }),
   'step/start': z.object({ turn, step }),
   'step/end': z.object({ turn, step }),
@@ -110,6 +133,7 @@ export const coreEventSchemas = {
     error: ToolErrorSchema.optional(),
     // Optional: logs written before tool results were bounded have no such field.
     truncated: TruncationSchema.optional(),
+    decidedBy: ToolDecidedBySchema.optional(),
   }),
   // The durable inbox: log-only, written by the delivery methods themselves, allowed outside turns.
   'inbox/accepted': z.object({

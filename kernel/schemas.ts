@@ -40,7 +40,13 @@ export type ContentBlock = z.infer<typeof ContentBlockSchema>;
 export const MessageSourceSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('user') }),
   z.object({ kind: z.literal('plugin'), plugin: z.string() }),
-  z.object({ kind: z.literal('hook'), dialect: z.enum(['claude-code', 'codex']), event: z.string() }),
+  z.object({
+    kind: z.literal('hook'),
+    dialect: z.enum(['claude-code', 'codex']),
+    event: z.string(),
+    /** The hook handler that authored it (logs written before milestone 3 have none). */
+    handlerId: z.string().optional(),
+  }),
 ]);
 export type MessageSource = z.infer<typeof MessageSourceSchema>;
 
@@ -53,22 +59,28 @@ export const HookContextSchema = z.object({
 export type HookContext = z.infer<typeof HookContextSchema>;
 
 const contexts = z.array(HookContextSchema).optional();
+/**
+ * Who inside a listener made a decision, when the listener speaks for others (a hook bridge names
+ * the hook handler): the log records it as the decider instead of the listener's name.
+ */
+const by = z.string().min(1).optional();
 
 export const PromptDecisionSchema = z.discriminatedUnion('kind', [
   z.object({
     kind: z.literal('allow'),
     content: z.array(ContentBlockSchema).optional(),
     additionalContexts: contexts,
+    by,
   }),
   // A block's own contexts are recorded in the rejected turn (so the next request sees them).
-  z.object({ kind: z.literal('block'), reason: z.string(), additionalContexts: contexts }),
+  z.object({ kind: z.literal('block'), reason: z.string(), additionalContexts: contexts, by }),
 ]);
 export type PromptDecision = z.infer<typeof PromptDecisionSchema>;
 
 export const PreToolDecisionSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('allow'), additionalContexts: contexts }),
-  z.object({ kind: z.literal('deny'), reason: z.string(), additionalContexts: contexts }),
-  z.object({ kind: z.literal('ask'), reason: z.string().optional(), additionalContexts: contexts }),
+  z.object({ kind: z.literal('deny'), reason: z.string(), additionalContexts: contexts, by }),
+  z.object({ kind: z.literal('ask'), reason: z.string().optional(), additionalContexts: contexts, by }),
 ]);
 export type PreToolDecision = z.infer<typeof PreToolDecisionSchema>;
 
@@ -99,31 +111,44 @@ export const PostToolDecisionSchema = z
       content: z.array(ContentBlockSchema).optional(),
       value: JsonValueSchema.optional(),
       additionalContexts: contexts,
+      by,
     }),
     z.object({
       kind: z.literal('block'),
       feedback: z.array(ContentBlockSchema),
       additionalContexts: contexts,
+      by,
     }),
   ])
   .refine((d) => !(d.kind === 'accept' && 'content' in d && d.content !== undefined && 'value' in d), {
     message: 'accept may replace content or value, not both',
   });
 export type PostToolDecision =
-  | { kind: 'accept'; content?: ContentBlock[]; value?: never; additionalContexts?: HookContext[] }
-  | { kind: 'accept'; value: JsonValue; content?: never; additionalContexts?: HookContext[] }
-  | { kind: 'block'; feedback: ContentBlock[]; additionalContexts?: HookContext[] };
+  | {
+      kind: 'accept';
+      content?: ContentBlock[];
+      value?: never;
+      additionalContexts?: HookContext[];
+      by?: string;
+    }
+  | { kind: 'accept'; value: JsonValue; content?: never; additionalContexts?: HookContext[]; by?: string }
+  | { kind: 'block'; feedback: ContentBlock[]; additionalContexts?: HookContext[]; by?: string };
 
 export const ContinuationDecisionSchema = z.discriminatedUnion('action', [
-  z.object({ action: z.literal('stop') }),
+  z.object({ action: z.literal('stop'), by }),
   z.object({
     action: z.literal('continue'),
     reason: z.object({ content: z.array(ContentBlockSchema), source: MessageSourceSchema }).optional(),
+    by,
   }),
 ]);
 export type ContinuationDecision = z.infer<typeof ContinuationDecisionSchema>;
 
-export const ContinuationStopSchema = z.object({ action: z.literal('stop'), reason: z.string().optional() });
+export const ContinuationStopSchema = z.object({
+  action: z.literal('stop'),
+  reason: z.string().optional(),
+  by,
+});
 export type ContinuationStop = z.infer<typeof ContinuationStopSchema>;
 
 export const RequestErrorDecisionSchema = z.discriminatedUnion('action', [
@@ -143,6 +168,7 @@ export const ApprovalDecisionSchema = z.object({
   outcome: z.enum(['allowed-once', 'rejected']),
   reason: z.string().optional(),
   remember: z.literal('tool').optional(),
+  by,
 });
 export type ApprovalDecision = z.infer<typeof ApprovalDecisionSchema>;
 

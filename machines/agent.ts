@@ -76,6 +76,16 @@ export const agentMachine = agentSetup.createMachine({
             },
           },
           after: { sessionStartTimeout: { target: '#agent.ready', actions: 'reportLateSessionStart' } },
+          // A cancel ends the session start at once: leaving stops it (its signal aborts, hooks are killed).
+          on: {
+            CANCEL: [
+              { guard: 'canDropQueue', target: '#agent.ready', actions: dropQueueNow() },
+              {
+                target: '#agent.ready',
+                actions: { type: 'notifyCancelRequested', params: ({ event }) => ({ cause: causeOf(event) }) },
+              },
+            ],
+          },
         },
       },
       on: {

@@ -153,6 +153,7 @@ export const turnMachine = turnSetup.createMachine({
                         params: ({ event }) => ({
                           reason: blockReason(event.output),
                           contexts: blockContexts(event.output),
+                          decidedBy: event.output.by,
                         }),
                       },
                       {

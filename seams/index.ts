@@ -1,3 +1,4 @@
+export { deciderOf } from './decider.js';
 export { createAgentEnvironment, toolEnvironmentOf } from './environment.js';
 export { SeamAbortError, SeamListenerError, type SeamListenerErrorCode } from './errors.js';
 export {

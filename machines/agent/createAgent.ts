@@ -66,6 +66,12 @@ export interface Agent extends AgentHandle {
   dispose(options?: { keepInbox?: boolean }): Promise<void>;
 }
 
+/**
+ * How many deliveries (`followup`, `queue`, `steer`, `inject`) the notifications of one delivery may make
+ * before the next is refused with a `TypeError`: a listener that delivers on every delivery would never end.
+ */
+export const MAX_NESTED_DELIVERIES = 100;
+
 const CAUSES: readonly CancelCause['kind'][] = ['user', 'parent', 'disposed'];
 
 /** The agent id: the store's session id wins; a different explicit `id` is a mistake. */
@@ -176,7 +182,31 @@ export function createAgent(rawOptions: AgentOptions): Agent {
       throw error;
     }
   };
+  // Deliveries made from inside the notifications of an outer delivery (its session/event, agent/inbox/enqueue…).
+  const nested = { active: false, count: 0 };
+  const withinDeliveryBound = <TResult>(method: string, delivery: () => TResult): TResult => {
+    if (nested.active && ++nested.count > MAX_NESTED_DELIVERIES) {
+      throw new TypeError(
+        `agent.${method}(): ${MAX_NESTED_DELIVERIES} deliveries were made from inside the notifications of one delivery ` +
+          '(a session/event or agent/inbox/enqueue listener that delivers on every delivery loops without end); ' +
+          'deliver at most a bounded number of times from a notification',
+      );
+    }
+    if (nested.active) return delivery();
+    nested.active = true;
+    nested.count = 0;
+    try {
+      return delivery();
+    } finally {
+      nested.active = false;
+    }
+  };
   const deliver = (
+    method: 'followup' | 'queue' | 'steer',
+    content: unknown,
+    deliveryOptions: unknown,
+  ): string => withinDeliveryBound(method, () => deliverOnce(method, content, deliveryOptions));
+  const deliverOnce = (
     method: 'followup' | 'queue' | 'steer',
     content: unknown,
     deliveryOptions: unknown,
@@ -203,10 +233,12 @@ export function createAgent(rawOptions: AgentOptions): Agent {
       queue: (content: string | ContentBlock[], opts?: DeliveryOptions) => deliver('queue', content, opts),
       steer: (content: string | ContentBlock[], opts?: DeliveryOptions) => deliver('steer', content, opts),
       inject(content: string | ContentBlock[], opts?: { source?: MessageSource; meta?: JsonValue }) {
-        ensureLive('inject');
-        const injection = createInjection(content, opts);
-        refuseOversizedInjection(injection, log.maxLineBytes);
-        send({ type: 'INJECT', injection });
+        withinDeliveryBound('inject', () => {
+          ensureLive('inject');
+          const injection = createInjection(content, opts);
+          refuseOversizedInjection(injection, log.maxLineBytes);
+          send({ type: 'INJECT', injection });
+        });
       },
       cancel(cause: CancelCause = { kind: 'user' }, opts: { keepInbox?: boolean } = {}) {
         if (cause === null || typeof cause !== 'object' || !CAUSES.includes(cause.kind)) {

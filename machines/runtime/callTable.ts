@@ -1,3 +1,4 @@
+import type { ToolDecidedBy } from '../../kernel/index.js';
 import { type DetachedCall, fanoutOf, type PreparedInput, type SealedCall } from '../../tools/index.js';
 import type { ToolCallRequest } from '../../tools/types.js';
 import type { SteppedActor } from './steppedActor.js';
@@ -25,6 +26,8 @@ export interface CallHandles {
   unwatch: (() => void) | undefined;
   /** The call's machine when its batch steps it (no actor of its own); stopped when the call closes. */
   stepped: SteppedActor | undefined;
+  /** Who made each decision that changed the call (what its `tool/result.decidedBy` records). */
+  readonly decidedBy: ToolDecidedBy;
 }
 
 interface Entry {
@@ -79,6 +82,7 @@ export class CallTable {
       lastPhase: undefined,
       unwatch: undefined,
       stepped: undefined,
+      decidedBy: {},
     };
     this.#calls.set(key, { handles, unlink });
     return handles;

@@ -21,6 +21,8 @@ export interface InboxItem {
   readonly meta?: JsonValue;
   /** `false` for `queue()`: the item waits until a waking item sits at or behind it. */
   readonly wakeup: boolean;
+  /** The listener or hook whose continuation put it here (what its `steering/message` names). */
+  readonly decidedBy?: string;
 }
 
 /** One `inject()` call: a model-facing context recorded as its own `context/message`. */

@@ -1,5 +1,5 @@
 import { type ActorSystem, type AnyActorRef, enqueueActions } from 'xstate';
-import type { ToolCallBlock, ToolResult } from '../../kernel/index.js';
+import type { ToolCallBlock, ToolDecidedBy, ToolResult } from '../../kernel/index.js';
 import { describeThrown } from '../../kernel/index.js';
 import type { SessionLog } from '../../session/types.js';
 import { createFailureResult, describeToolCallRecord, type ToolCallRecord } from '../../tools/index.js';
@@ -52,6 +52,7 @@ export function createToolBatchActions(
     context: ToolBatchContext,
     callId: string,
     result: ToolResult,
+    decidedBy: ToolDecidedBy = {},
   ): void => {
     requireLog(services).appendCore('tool/result', {
       turn: context.turn,
@@ -61,6 +62,7 @@ export function createToolBatchActions(
       isError: result.isError,
       ...(result.isError ? { error: { ...result.error } } : {}),
       ...(result.truncated === undefined ? {} : { truncated: { ...result.truncated } }),
+      ...(Object.keys(decidedBy).length === 0 ? {} : { decidedBy: { ...decidedBy } }),
     });
   };
   const appendCall = (
@@ -105,8 +107,10 @@ export function createToolBatchActions(
   const commit = (args: EffectArgs, callId: string, result: ToolResult): void => {
     const { context, self } = args;
     recordCall(args, context.cursor);
-    liveHandlesOf(args.system).calls.close(callKeyOf(context, context.cursor));
-    appendResult(servicesOf(args), context, callId, result);
+    const { calls } = liveHandlesOf(args.system);
+    const decidedBy = calls.find(callKeyOf(context, context.cursor))?.decidedBy;
+    calls.close(callKeyOf(context, context.cursor));
+    appendResult(servicesOf(args), context, callId, result, decidedBy);
     self._parent?.send({ type: 'CALL_COMMITTED', callId, contexts: result.additionalContexts ?? [] });
   };
 

@@ -4,6 +4,7 @@ import {
   describeThrown,
   type ToolResult,
 } from '../../kernel/index.js';
+import { deciderOf } from '../../seams/decider.js';
 import { Seam } from '../../seams/names.js';
 import type { DispatchScope, ToolExecution } from '../../seams/types.js';
 import {
@@ -34,6 +35,9 @@ import {
   type ToolSeamsPresent,
   toolSeamKeys,
 } from './types.js';
+
+/** Who `tool/result.decidedBy.approval` names when the approval channel (a person, a client) answered. */
+export const APPROVAL_CHANNEL = 'approval channel';
 
 interface Resolved {
   readonly handles: CallHandles;
@@ -120,8 +124,9 @@ export function createToolCallPhases(): {
     },
 
     guards: ({ handles: liveHandles, context }) => {
-      const { exec, scope } = resolve(liveHandles, context);
+      const { handles, exec, scope } = resolve(liveHandles, context);
       const denial = scope.seams.guards(exec);
+      if (denial) handles.decidedBy.guard = denial.by;
       return denial ? { denied: denial.denied, by: denial.by } : { denied: null, by: null };
     },
 
@@ -154,18 +159,20 @@ export function createToolCallPhases(): {
     },
 
     preExecute: async ({ handles: liveHandles, services, context, signal }) => {
-      const { exec, scope } = resolve(liveHandles, context);
+      const { handles, exec, scope } = resolve(liveHandles, context);
       const outcome = await scope.seams.waterfall(
         'tools/pre-execute',
         exec,
         { kind: 'allow' },
         dispatchScope(services, context, exec, signal),
       );
+      const decider = deciderOf(outcome);
+      if (outcome.decision.kind !== 'allow' && decider !== undefined) handles.decidedBy.preExecute = decider;
       return { decision: outcome.decision, decidedBy: outcome.decidedBy };
     },
 
     approval: async ({ handles: liveHandles, services, context, signal }) => {
-      const { exec, scope } = resolve(liveHandles, context);
+      const { handles, exec, scope } = resolve(liveHandles, context);
       const reason = context.askReason;
       // An agent-less call has a channel only if the caller passed one (tools.execute({ approval })).
       const channel = scope.approval ?? (exec.agent ? services.seams.approval : undefined);
@@ -189,15 +196,20 @@ export function createToolCallPhases(): {
         return typeof answer === 'string' ? { outcome: answer } : answer;
       };
       // `tools/approval` listeners answer before the channel; `next()` falls through to it.
-      const verdict = scope.seams.has(Seam.approval)
-        ? (
-            await scope.seams.approval(
-              { exec, ...(reason === null ? {} : { reason }) },
-              ask,
-              dispatchScope(services, context, exec, signal),
-            )
-          ).decision
-        : await ask();
+      let answeredBy: string | undefined;
+      let verdict: ApprovalVerdict;
+      if (scope.seams.has(Seam.approval)) {
+        const outcome = await scope.seams.approval(
+          { exec, ...(reason === null ? {} : { reason }) },
+          ask,
+          dispatchScope(services, context, exec, signal),
+        );
+        verdict = outcome.decision;
+        answeredBy = deciderOf(outcome);
+      } else verdict = await ask();
+      // The bottom of the chain is the channel: it answered unless none was there.
+      answeredBy ??= missing === undefined ? APPROVAL_CHANNEL : undefined;
+      if (answeredBy !== undefined) handles.decidedBy.approval = answeredBy;
       if (verdict.outcome === 'allowed-once') return { kind: 'granted' };
       if (verdict.outcome === 'cancelled' && exec.signal.aborted) return { kind: 'aborted' };
       if (missing && verdict.outcome === 'unavailable') {
@@ -257,6 +269,11 @@ export function createToolCallPhases(): {
         dispatchScope(services, context, exec, signal),
       );
       const applied = applyPostDecision(result, outcome.decision, exec, services.tools);
+      const decider = deciderOf(outcome);
+      const { decision } = outcome;
+      const changed = decision.kind === 'block' || decision.content !== undefined || 'value' in decision;
+      if (changed && decider !== undefined)
+        resolve(liveHandles, context).handles.decidedBy.postExecute = decider;
       return { result: applied.result, contexts: applied.contexts, blocked: applied.blocked };
     },
   };

@@ -159,17 +159,29 @@ export function createTurnActions(servicesOf: ServicesResolver<Services>): TurnA
       const { log } = args.services;
       if (params.decision.kind !== 'allow') return;
       const content = params.decision.content ?? [...item.content];
+      // A rewrite names its author; letting the prompt through unchanged decides nothing.
+      const rewrittenBy = params.decision.content === undefined ? undefined : params.decision.by;
       log.appendCore('user/message', {
         content,
         source: item.source,
         ...(item.meta === undefined ? {} : { meta: item.meta }),
+        ...(rewrittenBy === undefined ? {} : { decidedBy: rewrittenBy }),
       });
       appendContexts(log, params.decision.additionalContexts ?? []);
     }),
     recordBlocked: contained(
-      ({ context, services }, params: { reason: string; contexts: readonly HookContext[] }) => {
+      (
+        { context, services },
+        params: { reason: string; contexts: readonly HookContext[]; decidedBy?: string | undefined },
+      ) => {
         const { content, source } = context.input.item;
-        services.log.appendCore('prompt/blocked', { content: [...content], source, reason: params.reason });
+        const { reason, decidedBy } = params;
+        services.log.appendCore('prompt/blocked', {
+          content: [...content],
+          source,
+          reason,
+          ...(decidedBy === undefined ? {} : { decidedBy }),
+        });
         appendContexts(services.log, params.contexts);
       },
     ),
@@ -196,6 +208,7 @@ export function createTurnActions(servicesOf: ServicesResolver<Services>): TurnA
           ...(item.meta === undefined ? {} : { meta: item.meta }),
           // A continuation's reason is no inbox item (no inbox/accepted): it names no item.
           ...(isContinuationItemId(context, item.id) ? {} : { itemId: item.id }),
+          ...(item.decidedBy === undefined ? {} : { decidedBy: item.decidedBy }),
         });
         appendContexts(log, item.contexts);
       }
@@ -313,10 +326,13 @@ export function createTurnActions(servicesOf: ServicesResolver<Services>): TurnA
       try {
         const usage = turnUsage(services.log.events);
         const reason = context.endReason;
-        services.log.appendCore(
-          'turn/end',
-          usage ? { turn: context.input.turn, reason, usage } : { turn: context.input.turn, reason },
-        );
+        const decidedBy = reason.kind === 'completed' ? context.stop?.decidedBy : undefined;
+        services.log.appendCore('turn/end', {
+          turn: context.input.turn,
+          reason,
+          ...(usage ? { usage } : {}),
+          ...(decidedBy === undefined ? {} : { decidedBy }),
+        });
       } catch (error) {
         // The turn is over either way; a refused turn/end can only be reported.
         services.reportError({ error: toFailure(error), origin: 'turn/end', turn: context.input.turn });

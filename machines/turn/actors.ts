@@ -1,5 +1,6 @@
 import { type ActorSystem, fromPromise, type PromiseActorLogic } from 'xstate';
 import type { ContinuationDecision, PromptDecision, RequestErrorDecision } from '../../kernel/index.js';
+import { deciderOf } from '../../seams/decider.js';
 import type { AgentHandle, DispatchScope, SeamSet } from '../../seams/types.js';
 import { liveHandlesOf } from '../runtime/liveHandles.js';
 import { createReportingScope } from '../runtime/reportingScope.js';
@@ -75,7 +76,7 @@ export function createTurnActors(servicesOf: ServicesResolver<TurnMachineService
         defaultPromptDecision(item),
         dispatch,
       );
-      return outcome.decision;
+      return attributed(outcome);
     }),
     preStep: fromPromise<void, TurnSeamInput>(async ({ input, system }) => {
       const services = servicesOf({ system });
@@ -107,7 +108,7 @@ export function createTurnActors(servicesOf: ServicesResolver<TurnMachineService
       const { turn, step, defaultDecision } = input;
       const ctx = { agent, turn, step, defaultDecision, signal };
       const outcome = await seams.waterfall('agent/turn-continuation', ctx, defaultDecision, dispatch);
-      return outcome.decision;
+      return attributed(outcome);
     }),
     turnStop: fromPromise<TurnStopOutput, TurnSeamInput>(async ({ input, system }) => {
       const services = servicesOf({ system });
@@ -115,4 +116,13 @@ export function createTurnActors(servicesOf: ServicesResolver<TurnMachineService
       return seams.firstResult('agent/turn-stop', { agent, turn: input.turn, signal }, dispatch);
     }),
   };
+}
+
+// A listener's decision carries its decider (`by`), so the action that records it can name it in the log.
+function attributed<TDecision extends { readonly by?: string | undefined }>(outcome: {
+  readonly decision: TDecision;
+  readonly decidedBy: string;
+}): TDecision {
+  const by = deciderOf(outcome);
+  return by === undefined || outcome.decision.by === by ? outcome.decision : { ...outcome.decision, by };
 }

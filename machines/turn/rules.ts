@@ -55,7 +55,10 @@ export function resolveTurnEndReason(context: TurnContext): TurnEndReason {
   if (context.rejected !== null) return { kind: 'rejected', reason: context.rejected };
   if (context.maxTokens) return { kind: 'max-tokens' };
   if (context.maxSteps) return { kind: 'max-steps', steps: context.step };
-  if (context.stop) return { kind: 'completed', ...context.stop };
+  if (context.stop) {
+    const { decidedBy: _decidedBy, ...stop } = context.stop;
+    return { kind: 'completed', ...stop };
+  }
   return { kind: 'completed' };
 }
 

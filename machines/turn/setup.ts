@@ -6,6 +6,7 @@ import type {
   RequestErrorDecision,
 } from '../../kernel/index.js';
 import { toFailure } from '../../kernel/index.js';
+import { deciderOf } from '../../seams/decider.js';
 import type { CancelCause, WaterfallSeamName } from '../../seams/types.js';
 import type { InboxItem, Injection } from '../runtime/inbox.js';
 import { sendToLiveChild } from '../runtime/sendToLiveChild.js';
@@ -167,14 +168,19 @@ export const turnSetup = setup({
         source: decision.reason.source,
         contexts: [],
         wakeup: true,
+        ...(decision.by === undefined ? {} : { decidedBy: decision.by }),
       };
       return { thisStep, steering: [...context.steering, item] };
     }),
     recordStop: assign({
       stop: (_, params: { output: TurnStopOutput }) =>
         params.output.decision?.reason === undefined
-          ? { stoppedBy: params.output.decidedBy }
-          : { stoppedBy: params.output.decidedBy, stopReason: params.output.decision.reason },
+          ? { stoppedBy: params.output.decidedBy, decidedBy: deciderOf(params.output) }
+          : {
+              stoppedBy: params.output.decidedBy,
+              stopReason: params.output.decision.reason,
+              decidedBy: deciderOf(params.output),
+            },
     }),
     holdInjection: assign({
       held: ({ context }, params: { injection: Injection }) => [...context.held, params.injection],

@@ -90,7 +90,12 @@ export interface TurnContext {
   readonly failure: TurnFailure | null;
   readonly rejected: string | null;
   readonly cancel: CancelCause | null;
-  readonly stop: { readonly stoppedBy: string; readonly stopReason?: string } | null;
+  /** `decidedBy`: who the log names (a hook handler a bridge spoke for), kept out of the end reason. */
+  readonly stop: {
+    readonly stoppedBy: string;
+    readonly stopReason?: string;
+    readonly decidedBy?: string | undefined;
+  } | null;
   readonly endReason: TurnEndReason | null;
 }
 
@@ -161,7 +166,7 @@ export interface ContinuationInput extends TurnSeamInput {
   readonly defaultDecision: ContinuationDecision;
 }
 export interface TurnStopOutput {
-  readonly decision: { action: 'stop'; reason?: string | undefined } | undefined;
+  readonly decision: { action: 'stop'; reason?: string | undefined; by?: string | undefined } | undefined;
   readonly decidedBy: string;
 }
 

@@ -51,8 +51,18 @@ describe('UserPromptSubmit through the Claude Code bridge', () => {
     ]);
     const contexts = run.data<{ source: unknown }>('context/message');
     expect(contexts.map((c) => c.source)).toEqual([
-      { kind: 'hook', dialect: 'claude-code', event: 'UserPromptSubmit' },
-      { kind: 'hook', dialect: 'claude-code', event: 'UserPromptSubmit' },
+      {
+        kind: 'hook',
+        dialect: 'claude-code',
+        event: 'UserPromptSubmit',
+        handlerId: 'claude-code:UserPromptSubmit:0:0',
+      },
+      {
+        kind: 'hook',
+        dialect: 'claude-code',
+        event: 'UserPromptSubmit',
+        handlerId: 'claude-code:UserPromptSubmit:1:0',
+      },
     ]);
     expect(run.hookRows()).toEqual([
       'invoked:claude-code:UserPromptSubmit:0:0',

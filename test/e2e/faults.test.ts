@@ -1,6 +1,6 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -259,4 +259,95 @@ describe('Y04 Ctrl-C during a slow prompt hook', () => {
       .map((e) => (e.data as { content: { text: string }[] }).content[0]?.text);
     expect(prompts).toEqual(['list the files']);
   });
+});
+
+/** Whether a pid is a live (non-zombie) process. */
+async function alive(pid: number): Promise<boolean> {
+  const status = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
+  return status !== undefined && !/^\d+ \(.*\) Z/.test(status);
+}
+
+async function pidIn(file: string, timeoutMs = 20_000): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const text = await readFile(file, 'utf8').catch(() => '');
+    if (text.endsWith('\n')) return Number(text.trim());
+    if (Date.now() > deadline) throw new Error(`${file} was never written`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
+/** A SessionStart hook that records its pid and its background child's, then waits a minute. */
+async function waitingSessionStart(where: string): Promise<string> {
+  const hook = path.join(where, 'session-start.sh');
+  await writeFile(hook, 'cat > /dev/null\necho $$ > hook.pid\nsleep 60 &\necho $! > child.pid\nwait\n');
+  const settings = path.join(where, 'settings.json');
+  await writeFile(
+    settings,
+    JSON.stringify({ hooks: { SessionStart: [{ hooks: [{ type: 'command', command: `sh ${hook}` }] }] } }),
+  );
+  return settings;
+}
+
+describe('Y06 Ctrl-C during a SessionStart hook', () => {
+  it('Y06 Ctrl-C ends the waiting hook at once, kills its process group, exit 130', async () => {
+    const settings = await waitingSessionStart(dir);
+    const script = await file('script.json', [{ text: 'never' }]);
+    const terminal = await Terminal.start(
+      `${seamchart} run 'hello' --model scripted:${quote(script)} --claude-settings ${quote(settings)} --session session.jsonl`,
+      { cwd: dir, env: { NO_COLOR: '1' } },
+    );
+    terminals.push(terminal);
+    const hookPid = await pidIn(path.join(dir, 'hook.pid'));
+    const childPid = await pidIn(path.join(dir, 'child.pid'));
+    const pressed = Date.now();
+    await terminal.keys('C-c');
+    // cancelGraceMs is 2 s by default; the 59 s wait of the probe is far beyond this bound.
+    expect(await terminal.exitCode(10_000)).toBe(130);
+    expect(Date.now() - pressed).toBeLessThan(10_000);
+    expect(await alive(hookPid)).toBe(false);
+    expect(await alive(childPid)).toBe(false);
+    const { events, violations } = await session();
+    expect(violations).toEqual([]);
+    expect(turnEnds(events)).toEqual([]);
+  });
+
+  it('Y06 50 runs of a double Ctrl-C (SIGINT twice) during the hook and the shutdown leave no process behind', async () => {
+    const script = await file('script.json', [{ text: 'never' }]);
+    const trial = async (index: number): Promise<void> => {
+      const where = path.join(dir, `trial-${index}`);
+      await mkdir(where);
+      const settings = await waitingSessionStart(where);
+      const child = spawn(
+        process.execPath,
+        [
+          bin,
+          'run',
+          'hello',
+          '--model',
+          `scripted:${script}`,
+          '--claude-settings',
+          settings,
+          '--session',
+          'session.jsonl',
+        ],
+        { cwd: where, stdio: 'ignore' },
+      );
+      children.push(child);
+      const hookPid = await pidIn(path.join(where, 'hook.pid'));
+      const childPid = await pidIn(path.join(where, 'child.pid'));
+      child.kill('SIGINT');
+      // The second one lands at a different moment of the shutdown in each trial.
+      await new Promise((resolve) => setTimeout(resolve, (index % 10) * 5));
+      child.kill('SIGINT');
+      expect([130, null]).toContain(await exitOf(child));
+      for (const pid of [hookPid, childPid]) {
+        for (let i = 0; i < 100 && (await alive(pid)); i++) await new Promise((r) => setTimeout(r, 20));
+        expect(await alive(pid), `trial ${index}: pid ${pid} outlived the run`).toBe(false);
+      }
+      expect(checkInvariants((await readJsonlLog(path.join(where, 'session.jsonl'))).events)).toEqual([]);
+    };
+    for (let batch = 0; batch < 50; batch += 5)
+      await Promise.all([0, 1, 2, 3, 4].map((offset) => trial(batch + offset)));
+  }, 300_000);
 });

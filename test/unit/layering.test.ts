@@ -18,6 +18,7 @@ const layers: Record<string, readonly string[]> = {
   machines: ['seams', 'session', 'tools', 'model'],
   bridges: ['seams', 'session', 'process'],
   visualize: ['machines'],
+  inspect: ['machines', 'session', 'visualize'],
   testing: ['seams', 'session', 'tools', 'model', 'machines'],
   // Workers and senders of sessions in PostgreSQL: they build agents (machines) over the PostgreSQL store.
   distributed: ['machines', 'session'],
@@ -29,6 +30,7 @@ const layers: Record<string, readonly string[]> = {
     'machines',
     'bridges',
     'visualize',
+    'inspect',
     'testing',
     'process',
     'distributed',

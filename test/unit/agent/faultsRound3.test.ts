@@ -13,6 +13,7 @@ import {
 } from 'seamchart';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { MAX_NESTED_DELIVERIES } from '../../../machines/agent/createAgent.js';
 import type { FileIo } from '../../../session/stores/fileIo.js';
 import { errnoError, faultIo } from '../session/faultIo.js';
 import { sessionFiles } from '../session/sessionFiles.js';
@@ -259,6 +260,67 @@ describe('Y08 resume announcements and continuation reasons', () => {
     expect(steering).toHaveLength(1);
     expect(steering[0]).not.toHaveProperty('itemId');
     expect(steering[0]).toMatchObject({ content: [{ type: 'text', text: 'keep going' }] });
+    await t.agent.dispose();
+    t.expectInvariants({ atRest: true });
+  });
+});
+
+describe('Y10 a listener that delivers from every delivery notification is stopped', () => {
+  for (const seam of ['agent/inbox/enqueue', 'session/event'] as const) {
+    it(`Y10 followup from ${seam} on every delivery: stopped at MAX_NESTED_DELIVERIES with a TypeError naming the loop`, async () => {
+      const t = createTestAgent({
+        script: Array.from({ length: 200 }, () => ({ text: 'ok' })),
+        register: (seams) => {
+          if (seam === 'agent/inbox/enqueue') seams.on(seam, () => void t.agent.queue('again'));
+          else
+            seams.on(seam, ({ event }) => {
+              if (event.type === 'inbox/accepted') t.agent.queue('again');
+            });
+        },
+      });
+      const timer = new Promise<string>((done) => setTimeout(() => done('fired'), 5));
+      t.agent.followup('start');
+      const accepted = t.agent.log.events.filter((e) => e.type === 'inbox/accepted');
+      expect(accepted.length).toBe(MAX_NESTED_DELIVERIES + 1);
+      const errors = t.notifications.of('agent/error').map((e) => e.error.message);
+      expect(errors.some((message) => message.includes('loops without end'))).toBe(true);
+      expect(errors.join('\n')).toContain(`${MAX_NESTED_DELIVERIES} deliveries were made`);
+      // Still responsive: timers fire and a cancel takes effect.
+      expect(await timer).toBe('fired');
+      t.agent.cancel();
+      await t.agent.whenIdle();
+      expect(t.agent.status).toBe('idle');
+      await t.agent.dispose();
+      t.expectInvariants({ allowOutstanding: true });
+    });
+  }
+});
+
+describe('Y06 cancel during a session-start listener that waits', () => {
+  it('Y06 cancel() ends the session start at once (its signal aborts), the queued message is discarded', async () => {
+    let startSignal: AbortSignal | undefined;
+    const t = createTestAgent({
+      script: [{ text: 'never' }],
+      // Ignores its signal on purpose: leaving the state must not wait for it.
+      register: (seams) =>
+        seams.on('agent/session-start', (c) => {
+          startSignal = c.signal;
+          return new Promise<void>(() => {});
+        }),
+      agent: { cancelGraceMs: 200 },
+    });
+    const id = t.agent.followup('hello');
+    await until(() => startSignal !== undefined);
+    t.agent.cancel();
+    expect(startSignal?.aborted).toBe(true);
+    await t.agent.whenIdle();
+    expect(t.agent.status).toBe('idle');
+    expect(t.eventData('inbox/discarded')).toEqual([{ ids: [id], cause: 'cancel' }]);
+    expect(t.eventTypes()).toEqual([]);
+    // The agent goes on: the next message runs.
+    t.agent.followup('again');
+    await t.agent.whenIdle();
+    expect(t.eventData('turn/end')).toEqual([{ turn: 1, reason: { kind: 'completed' } }]);
     await t.agent.dispose();
     t.expectInvariants({ atRest: true });
   });
