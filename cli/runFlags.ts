@@ -7,6 +7,7 @@ import {
   HookConfigError,
   loadHookPlugins,
   openAICompatible,
+  type PermissionMode,
   parseScript,
   scriptedModel,
 } from '../index.js';
@@ -139,6 +140,7 @@ export async function resolveModel(flags: AgentFlags, env: NodeJS.ProcessEnv): P
 export async function loadBridges(
   flags: AgentFlags,
   transcriptPath: string | undefined,
+  permissionMode?: (agentId: string | undefined) => PermissionMode,
 ): Promise<HookBridge[]> {
   try {
     return await loadHookPlugins(
@@ -147,7 +149,10 @@ export async function loadBridges(
         codexHooks: flags.codexHooks ?? [],
         claudePlugins: flags.claudePlugin ?? [],
       },
-      transcriptPath === undefined ? {} : { transcriptPath: path.resolve(transcriptPath) },
+      {
+        ...(transcriptPath === undefined ? {} : { transcriptPath: path.resolve(transcriptPath) }),
+        ...(permissionMode === undefined ? {} : { permissionMode }),
+      },
     );
   } catch (error) {
     if (error instanceof HookConfigError) throw new UsageError(error.message);

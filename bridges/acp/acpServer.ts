@@ -15,6 +15,8 @@ import type { AcpMcpServer, AcpServer, AcpSession, ServeAcpOptions } from './typ
 
 interface LiveSession {
   readonly bridge: SessionBridge;
+  /** The mode `session/set_mode` chose last. */
+  mode: string | undefined;
 }
 
 /** The ACP server itself (`serveAcp` loads this module, and with it the SDK, on first use). */
@@ -25,6 +27,11 @@ export function startAcpServer(options: ServeAcpOptions): AcpServer {
   const report = (message: string): void => logger.error(message);
   const rejectedStopReason = options.rejectedStopReason ?? 'refusal';
   const sessions = new Map<string, LiveSession>();
+  const modes = resolveModes(options.modes);
+  const modeState = (live: LiveSession): acp.SessionModeState | undefined =>
+    modes === undefined || live.mode === undefined
+      ? undefined
+      : { currentModeId: live.mode, availableModes: modes.available };
   let client: acp.AgentContext | undefined;
 
   const notifier = (sessionId: string) => (update: acp.SessionUpdate) =>
@@ -51,6 +58,7 @@ export function startAcpServer(options: ServeAcpOptions): AcpServer {
         .catch(() => {});
     };
     let session: AcpSession | undefined;
+    let live: LiveSession | undefined;
     const kindOf = (name: string) => toToolKindFrom(session, name);
     const approval = createPermissionChannel({
       sessionId,
@@ -70,6 +78,7 @@ export function startAcpServer(options: ServeAcpOptions): AcpServer {
         store,
         approval,
         logger: createSessionLogger(say, logger),
+        mode: () => live?.mode ?? modes?.initial,
       });
     } catch (error) {
       await store.close().catch(() => {});
@@ -84,7 +93,7 @@ export function startAcpServer(options: ServeAcpOptions): AcpServer {
       notify: notifier(sessionId),
       report,
     });
-    const live = { bridge };
+    live = { bridge, mode: modes?.initial };
     sessions.set(sessionId, live);
     const notices = [...unsupported, ...(session.notices ?? [])];
     for (const notice of notices) report(notice);
@@ -131,7 +140,8 @@ export function startAcpServer(options: ServeAcpOptions): AcpServer {
         },
       );
       setImmediate(opened.announce);
-      return { sessionId };
+      const state = modeState(opened.live);
+      return state === undefined ? { sessionId } : { sessionId, modes: state };
     })
     .onRequest(acp.methods.agent.session.load, async ({ params }) => {
       // Validated before the id names anything on disk.
@@ -156,11 +166,28 @@ export function startAcpServer(options: ServeAcpOptions): AcpServer {
       const { live, announce } = await open(params.sessionId, cwd, params.mcpServers, store, true);
       await live.bridge.replay();
       setImmediate(announce);
-      return {};
+      const state = modeState(live);
+      return state === undefined ? {} : { modes: state };
     })
     .onRequest(acp.methods.agent.session.prompt, ({ params }) =>
       sessionOf(params.sessionId).bridge.prompt(toPromptContent(params.prompt)),
     )
+    .onRequest(acp.methods.agent.session.setMode, async ({ params }) => {
+      const live = sessionOf(params.sessionId);
+      if (modes === undefined || !modes.available.some((mode) => mode.id === params.modeId)) {
+        throw acp.RequestError.invalidParams(
+          { modeId: params.modeId },
+          `Expected modeId to be one of ${(modes?.available ?? []).map((mode) => mode.id).join(', ') || '(no modes offered)'}, got ${JSON.stringify(params.modeId)}`,
+        );
+      }
+      live.mode = params.modeId;
+      // The next call is decided in the new mode; the editor hears it as an update too.
+      await notifier(params.sessionId)({
+        sessionUpdate: 'current_mode_update',
+        currentModeId: params.modeId,
+      });
+      return {};
+    })
     .onRequest(acp.methods.agent.session.close, async ({ params }) => {
       const live = sessions.get(params.sessionId);
       if (!live) throw acp.RequestError.resourceNotFound(params.sessionId);
@@ -240,4 +267,19 @@ function splitMcpServers(raw: readonly acp.McpServer[]): { servers: AcpMcpServer
     });
   }
   return { servers, unsupported };
+}
+
+/** The offered modes with the starting one checked. */
+function resolveModes(
+  raw: ServeAcpOptions['modes'],
+): { available: acp.SessionMode[]; initial: string } | undefined {
+  if (raw === undefined) return undefined;
+  const available = raw.available.map((mode) => ({ ...mode }));
+  const initial = raw.initial ?? available[0]?.id;
+  if (initial === undefined || !available.some((mode) => mode.id === initial)) {
+    throw new TypeError(
+      `Expected the \`modes.initial\` option of serveAcp() to be one of the offered mode ids, got ${JSON.stringify(initial)}`,
+    );
+  }
+  return { available, initial };
 }
