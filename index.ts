@@ -44,6 +44,7 @@ export * from './model/index.js';
 export { killOwnedProcesses } from './process/index.js';
 export * from './seams/index.js';
 export * from './session/index.js';
+export * from './telemetry/index.js';
 export {
   createDemoTools,
   DEFAULT_MAX_CONTENT_BYTES,

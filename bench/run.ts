@@ -2,6 +2,12 @@ import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import * as otelApi from '@opentelemetry/api';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+} from '@opentelemetry/sdk-trace-base';
 import { z } from 'zod';
 import {
   createAgent,
@@ -10,16 +16,18 @@ import {
   defineTool,
   type ModelAdapter,
   type ModelStep,
+  openTelemetry,
   type Seams,
   scriptedModel,
 } from '../index.js';
+import { benchDistributed } from './distributed.js';
 
 /**
  * Benchmarks (`npm run bench [-- --json FILE]`): medians over several runs, measured side by side in one
  * process; `--json` also writes the rows as `[{ name, unit, median, floor?, ratio? }]` (names in surface.md).
  */
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
-const { values: flags } = parseArgs({ options: { json: { type: 'string' } } });
+const { values: flags } = parseArgs({ options: { json: { type: 'string' }, only: { type: 'string' } } });
 
 interface Row {
   /** The stable name in the JSON (`toolCall.0`, `turn.10k`, …). */
@@ -381,13 +389,90 @@ async function benchCliStartup(): Promise<void> {
   }
 }
 
+/** How a run is traced in the telemetry rows: not at all, the plugin with no SDK (no-op tracer), in-memory spans. */
+const tracings = ['none', 'noop', 'memory'] as const;
+
+async function tracedSeams(tracing: (typeof tracings)[number]): Promise<Seams> {
+  const seams = createSeams();
+  if (tracing === 'noop') seams.use(await openTelemetry({ api: otelApi }));
+  if (tracing === 'memory') {
+    const exporter = new InMemorySpanExporter();
+    const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] });
+    seams.use(await openTelemetry({ api: otelApi, tracer: provider.getTracer('bench') }));
+    // Kept from growing without end: the cost measured is recording, not holding a million spans.
+    setInterval(() => exporter.reset(), 200).unref();
+  }
+  return seams;
+}
+
+/** The tool-call and turn rows again, with the OpenTelemetry plugin: not used, the no-op tracer, in-memory spans. */
+async function benchTelemetry(): Promise<void> {
+  const toolCalls: Record<string, number> = {};
+  const turns: Record<string, number> = {};
+  const answer: ModelStep = { content: [{ type: 'text', text: 'ok' }], finish: 'stop' };
+  const callStep: ModelStep = {
+    content: [{ type: 'tool-call', id: 'c1', name: 'echo', arguments: '{"text":"hi"}' }],
+    finish: 'tool-calls',
+  };
+  for (const tracing of tracings) {
+    const seams = await tracedSeams(tracing);
+    const tools = createToolRegistry();
+    tools.register(echoTool());
+    toolCalls[tracing] = await measure(5000, async () => {
+      await tools.execute({ name: 'echo', arguments: '{"text":"hi"}' }, { seams });
+    });
+    const agent = createAgent({
+      seams,
+      tools,
+      model: { request: async (request) => (request.messages.at(-1)?.role === 'tool' ? answer : callStep) },
+    });
+    turns[tracing] = await measure(300, async () => {
+      agent.followup('hi');
+      await agent.whenIdle();
+    });
+    await agent.dispose();
+  }
+  for (const [kind, label, values] of [
+    ['toolCall', 'tool call (standalone), 0 listeners', toolCalls],
+    ['turn', 'turn with one tool call, one session', turns],
+  ] as const) {
+    rows.push({
+      name: `telemetry.${kind}.none`,
+      label: `${label}: no tracing`,
+      unit: 'µs',
+      median: values.none!,
+    });
+    for (const tracing of ['noop', 'memory'] as const)
+      rows.push({
+        name: `telemetry.${kind}.${tracing}`,
+        label: `${label}: ${tracing === 'noop' ? 'plugin, no SDK (no-op tracer)' : 'plugin, in-memory spans'}`,
+        unit: 'µs',
+        median: values[tracing]!,
+        floor: values.none!,
+        baseline: 'no tracing',
+        ratio: values[tracing]! / values.none!,
+      });
+  }
+}
+
 async function main(): Promise<void> {
+  if (flags.only === 'telemetry') {
+    await benchTelemetry();
+    return;
+  }
   await benchCliStartup();
   await benchToolCalls();
   await benchTurns();
   await benchParallelBatch();
   await benchHeap();
   await benchInFlight();
+  await benchTelemetry();
+  await benchDistributedRows();
+}
+
+/** Sessions in PostgreSQL run by worker processes (needs the server of docs/distributed.md). */
+async function benchDistributedRows(): Promise<void> {
+  for (const row of await benchDistributed(Math.min(RUNS, 3))) rows.push(row);
 }
 
 function printRows(): void {
@@ -419,6 +504,7 @@ else if (only === 'inflight') await benchInFlight();
 else if (only === 'heap') await benchHeap();
 else if (only === 'batch') await benchParallelBatch();
 else if (only === 'cli') await benchCliStartup();
+else if (only === 'distributed') await benchDistributedRows();
 else await main();
 printRows();
 if (flags.json !== undefined) writeJson(flags.json);

@@ -201,8 +201,10 @@ export async function fireHookEvent(
     extra: rules.extraEnv({ cwd: firing.cwd }),
     scrubCredentials: runtime.scrubCredentials,
   });
+  // What plugins give processes of this place (TRACEPARENT of the call's span, …).
+  const placed = firing.record?.agent.env?.processEnvFor?.({ turn, callId: firing.callId }) ?? {};
   const envFor = (handler: HookHandler): NodeJS.ProcessEnv => {
-    const own = { ...handler.env, ...(firing.envFor?.(handler) ?? {}) };
+    const own = { ...placed, ...handler.env, ...(firing.envFor?.(handler) ?? {}) };
     return Object.keys(own).length === 0 ? env : { ...env, ...own };
   };
   // Exec-form arguments never meet a shell, so `${VAR}` of the hook's own variables is expanded here.

@@ -29,6 +29,7 @@ import { type AgentFlags, addAgentFlags, loadBridges, resolveModel } from './run
 import { Screen, wantsColour } from './screen.js';
 import { resolveSessionSetup } from './sessionHeader.js';
 import { Interrupts, SIGNAL_EXIT } from './signals.js';
+import { startTelemetry } from './telemetry.js';
 import { Transcript } from './transcript.js';
 import { addTurnFlags, composeInstructions, resolveFlagInstructions, type TurnFlags } from './turnFlags.js';
 import { packageVersion } from './version.js';
@@ -240,6 +241,11 @@ async function runSession(run: {
   reportResume(io, store, flags.session);
 
   const seams = createSeams({ logger: runLogger(io, json ? undefined : transcript) });
+  const telemetry = await startTelemetry(
+    io,
+    flags.model === 'openai' ? (flags.modelName ?? 'gpt-4o-mini') : flags.model,
+  );
+  if (telemetry) seams.use(telemetry.plugin);
   for (const bridge of run.bridges) {
     if (!json) transcript.note(capabilitySummary(formatCapabilities(bridge.capabilities())));
     seams.use(bridge);
@@ -342,6 +348,7 @@ async function runSession(run: {
     } finally {
       await agent.dispose();
       await mcp.close();
+      await telemetry?.shutdown();
       inspection?.close();
       screen.clearStatus();
     }

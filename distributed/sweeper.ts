@@ -89,11 +89,12 @@ async function sweep(options: HeartbeatOptions): Promise<void> {
       for (const row of dead.rows) {
         const pending = await options.workflows.listPending(row.executor_id);
         for (const workflowId of pending) await options.workflows.resume(workflowId, SESSIONS_QUEUE);
-        // Only the row as judged: a worker that beat again meanwhile is alive and keeps its row.
-        await client.query(`DELETE FROM ${schema}.workers WHERE executor_id = $1 AND heartbeat_at = $2`, [
-          row.executor_id,
-          row.heartbeat_at,
-        ]);
+        // Only while still dead: a worker that beat again meanwhile (a paused one, continued) keeps its row.
+        await client.query(
+          `DELETE FROM ${schema}.workers
+            WHERE executor_id = $1 AND heartbeat_at < now() - $2 * interval '1 millisecond'`,
+          [row.executor_id, options.deadAfterMs],
+        );
         options.log(
           `sweeper: worker ${row.executor_id} is dead (no heartbeat since ${row.heartbeat_at.toISOString()}); ` +
             `resumed ${pending.length} pending workflow${pending.length === 1 ? '' : 's'} on ${SESSIONS_QUEUE}` +

@@ -137,7 +137,7 @@ export async function createWorker(options: WorkerOptions): Promise<Worker> {
       const failure = store.failure;
       if (agent.status === 'failed' || failure !== undefined) {
         throw new Error(
-          `session ${sessionId}: the store failed, the delivery stopped: ${failure?.message ?? 'unknown'}`,
+          `session ${sessionId}: the store failed (${failure?.code ?? 'unknown'}), the delivery stopped: ${failure?.message ?? 'unknown'}`,
         );
       }
       const turns = agent.log.events.filter((event) => event.type === 'turn/end').length;
@@ -146,6 +146,7 @@ export async function createWorker(options: WorkerOptions): Promise<Worker> {
       settings.log(`${new Date().toISOString()} ${what} finished (${status}, ${turns} turns)`);
       return { sessionId, status, executorId: settings.executorId, turns };
     } catch (error) {
+      settings.log(`${new Date().toISOString()} ${what} failed: ${(error as Error).message}`);
       await agent.dispose().catch(() => undefined);
       throw error;
     } finally {

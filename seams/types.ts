@@ -46,12 +46,25 @@ export interface ToolEnvironment {
    * `CLAUDE_ENV_FILE`: `export PATH=…` lines written by SessionStart hooks).
    */
   readonly shellEnvFiles: readonly string[];
+  /**
+   * Variables a process started for this place gets (a shell hook, a Bash command): e.g. `TRACEPARENT`
+   * of the call's span. Empty unless a plugin added a provider.
+   */
+  processEnvFor?(place: ProcessPlace): Readonly<Record<string, string>>;
+}
+
+/** Where a child process is started: the turn and the tool call it belongs to, when known. */
+export interface ProcessPlace {
+  readonly turn?: number | undefined;
+  readonly callId?: string | undefined;
 }
 
 /** The agent-scoped environment channel: plugins add to it, tools read it through `exec.env`. */
 export interface AgentEnvironment extends ToolEnvironment {
   /** Adds a shell env file (sourced by shell tools before each later command); duplicates are ignored. */
   addShellEnvFile(file: string): void;
+  /** Adds variables for the processes started at a place (returns its removal). */
+  addProcessEnv?(provider: (place: ProcessPlace) => Readonly<Record<string, string>> | undefined): () => void;
 }
 
 /** The agent handle every seam context carries (`ctx.agent`). */

@@ -33,7 +33,7 @@ export type {
   PostgresStore,
   PostgresStoreOptions,
 } from './stores/postgres.js';
-export { createPostgresStore, openPostgresStore } from './stores/postgres.js';
+export { createPostgresStore, openPostgresStore, readPostgresLog } from './stores/postgres.js';
 export {
   DEFAULT_SESSION_SCHEMA,
   migrateSessionTables,

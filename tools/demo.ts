@@ -57,6 +57,10 @@ export function createDemoTools(options: DemoToolsOptions): ToolDefinition[] {
         cwd: root,
         timeoutMs: timeout ?? bashTimeoutMs,
         signal: exec.signal,
+        // TRACEPARENT and the like: what plugins give the processes of this call.
+        ...(exec.env?.processEnvFor
+          ? { env: exec.env.processEnvFor({ turn: exec.turn, callId: exec.callId }) }
+          : {}),
       });
       return { ...outcome };
     },

@@ -20,13 +20,16 @@ const MAX_OUTPUT = 64 * 1024;
  */
 export async function runShell(
   command: string,
-  options: { cwd: string; timeoutMs: number; signal: AbortSignal },
+  options: { cwd: string; timeoutMs: number; signal: AbortSignal; env?: Readonly<Record<string, string>> },
 ): Promise<ShellOutcome> {
   if (options.signal.aborted) throw new Error('Bash was aborted before it started');
   const run = await runProcess({
     file: 'sh',
     args: ['-c', command],
     cwd: options.cwd,
+    ...(options.env === undefined || Object.keys(options.env).length === 0
+      ? {}
+      : { env: { ...process.env, ...options.env } }),
     timeoutMs: options.timeoutMs,
     signal: options.signal,
     maxOutputBytes: MAX_OUTPUT,

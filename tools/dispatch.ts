@@ -53,9 +53,11 @@ export function createCoreDispatch(
     });
     // Write-ahead: the body starts only once the log before it (its `tool/call`) is committed; a store that
     // lost its lease (FENCED) never lets it start.
-    const barrier = exec.agent?.log.barrier;
+    // A caller of a standalone `tools.execute` may hand in a partial agent handle (no log): nothing to wait for.
+    const log = exec.agent?.log as Partial<NonNullable<typeof exec.agent>['log']> | undefined;
+    const barrier = log?.barrier;
     if (barrier !== undefined) {
-      const passed = await barrier.call(exec.agent?.log).then(
+      const passed = await barrier.call(log).then(
         () => true,
         () => false,
       );

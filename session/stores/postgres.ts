@@ -76,6 +76,33 @@ export async function openPostgresStore(options: OpenPostgresStoreOptions): Prom
   return openSession(options, options.create === true ? 'open-or-create' : 'open');
 }
 
+/**
+ * Reads a session's committed events without taking its lease or repairing anything (a live session can be
+ * read while a worker runs it; its last turn may be open).
+ * @param options the pool or connection string, the session id and schema
+ * @example
+ * const events = await readPostgresLog({ connectionString, sessionId: 's1' });
+ * console.log(checkInvariants(events, { open: true }));
+ */
+export async function readPostgresLog(
+  options: Omit<PostgresStoreOptions, 'leaseMs' | 'holder' | 'cwd'>,
+): Promise<LogEvent[]> {
+  const settings = settingsOf(options);
+  const { pool, owned } = await makePool(options);
+  try {
+    await withClient(pool, settings, (client) => requireMigrated(client, settings));
+    const found = await pool.query(`SELECT 1 FROM ${settings.schema}.sessions WHERE id = $1`, [
+      settings.sessionId,
+    ]);
+    if (found.rowCount === 0) {
+      throw new SessionLoadError('NOT_FOUND', settings.where, undefined, `${settings.where} does not exist`);
+    }
+    return await loadEvents(pool, settings);
+  } finally {
+    if (owned) await pool.end().catch(() => undefined);
+  }
+}
+
 interface Settings {
   readonly schema: string;
   readonly sessionId: string;
@@ -149,7 +176,8 @@ async function openSession(
   let token: number | undefined;
   try {
     const taken = await takeLease(pool, settings, mode, options.takeover === true);
-    token = taken.token;
+    const held = taken.token;
+    token = held;
     const events = taken.created ? [] : await loadEvents(pool, settings);
     const repaired = repairEvents(events);
     const time = new Date().toISOString();
@@ -161,16 +189,17 @@ async function openSession(
         ) as unknown as LogEvent,
     );
     if (synthetic.length > 0) {
-      await fenced(pool, settings, token, (client) =>
+      await fenced(pool, settings, held, (client) =>
         insertEvents(
           client,
           settings,
+          held,
           synthetic.map((event) => ({ seq: event.seq, type: event.type, line: JSON.stringify(event) })),
         ),
       );
     }
     const all = [...events, ...synthetic];
-    return createLiveStore(pool, owned, settings, token, all, [
+    return createLiveStore(pool, owned, settings, held, all, [
       ...taken.repairs,
       ...repaired.repairs,
       ...pendingInboxItems(all).map(
@@ -349,13 +378,15 @@ interface PendingRow {
 async function insertEvents(
   client: PoolClient,
   settings: Settings,
+  token: number,
   rows: readonly PendingRow[],
 ): Promise<void> {
   await client.query(
-    `INSERT INTO ${settings.schema}.events (session_id, seq, type, event)
-       SELECT $1, * FROM unnest($2::bigint[], $3::text[], $4::text[])`,
+    `INSERT INTO ${settings.schema}.events (session_id, lease_token, seq, type, event)
+       SELECT $1, $2, * FROM unnest($3::bigint[], $4::text[], $5::text[])`,
     [
       settings.sessionId,
+      token,
       rows.map((row) => row.seq),
       rows.map((row) => row.type),
       rows.map((row) => row.line),
@@ -452,7 +483,7 @@ function createLiveStore(
     pending = [];
     if (failure !== undefined || batch.length === 0) return;
     try {
-      await fenced(pool, settings, token, (client) => insertEvents(client, settings, batch));
+      await fenced(pool, settings, token, (client) => insertEvents(client, settings, token, batch));
     } catch (error) {
       latch(error);
     }

@@ -21,7 +21,8 @@ export function checkSchemaName(schema: string): string {
   return schema;
 }
 
-// One row per session (its lease lives here), one row per event keyed (session_id, seq), one per live worker.
+// One row per session (its lease lives here), one row per event keyed (session_id, seq) with the fencing
+// token it was written under (an audit: tokens never decrease along a session), one per live worker.
 function ddl(schema: string): string {
   return `
     CREATE SCHEMA IF NOT EXISTS ${schema};
@@ -43,6 +44,7 @@ function ddl(schema: string): string {
       seq bigint NOT NULL,
       type text NOT NULL,
       event text NOT NULL,
+      lease_token bigint NOT NULL,
       PRIMARY KEY (session_id, seq)
     );
     CREATE TABLE IF NOT EXISTS ${schema}.workers (

@@ -19,6 +19,7 @@ const layers: Record<string, readonly string[]> = {
   bridges: ['seams', 'session', 'process'],
   visualize: ['machines'],
   inspect: ['machines', 'session', 'visualize'],
+  telemetry: ['seams'],
   testing: ['seams', 'session', 'tools', 'model', 'machines'],
   // Workers and senders of sessions in PostgreSQL: they build agents (machines) over the PostgreSQL store.
   distributed: ['machines', 'session'],
@@ -31,6 +32,7 @@ const layers: Record<string, readonly string[]> = {
     'bridges',
     'visualize',
     'inspect',
+    'telemetry',
     'testing',
     'process',
     'distributed',
