@@ -12,10 +12,12 @@ export {
 export {
   type ClaudeCodeHooksOptions,
   type CodexHooksOptions,
+  capabilityHeadline,
   claudeCodeHooks,
   codexHooks,
   decidePermission,
   formatCapabilities,
+  formatCapabilitySummary,
   type HookBridge,
   type HookBridgeOptions,
   HookConfigError,

@@ -11,7 +11,10 @@ export interface HandlerCapability {
   readonly matcher?: string;
   readonly timeoutMs: number;
   readonly honored: readonly string[];
+  /** Where this handler, as configured, behaves differently from the original client (counted). */
   readonly degraded: readonly string[];
+  /** Facts that match the original client but are worth knowing (not counted). */
+  readonly notes: readonly string[];
 }
 
 /** `bridge.capabilities()`: honored, degraded and unsupported parts of the config. */
@@ -22,6 +25,23 @@ export interface CapabilityReport {
   readonly unsupported: readonly { readonly event: string; readonly file: string; readonly reason: string }[];
   /** Things that happened at run time (a Stop cap that was hit…). */
   readonly runtime: readonly string[];
+  /** Per event with handlers: what differs only if a hook's output uses it (e.g. `defer`), once per event. */
+  readonly caveats: Readonly<Partial<Record<HookEventName, readonly string[]>>>;
+  /** The settings' permissions: where they came from, and what Claude Code would do differently. */
+  readonly permissions?: PermissionsCapability;
+  /** How many behaviours of this configuration differ from the original client (0: it runs as there). */
+  readonly differences: number;
+}
+
+/** The `permissions` part of the report. */
+export interface PermissionsCapability {
+  readonly rules: number;
+  readonly defaultMode: string;
+  readonly defaultModeFile?: string;
+  /** What Claude Code would do otherwise (a `defaultMode` seamchart cannot start in): counted. */
+  readonly differences: readonly string[];
+  /** Rules Claude Code skips too, modes it would not take either: noted, not counted. */
+  readonly notes: readonly string[];
 }
 
 const SEAM: Record<HookEventName, string> = {
@@ -33,7 +53,7 @@ const SEAM: Record<HookEventName, string> = {
   PermissionRequest: 'tools/approval',
 };
 
-const SYSTEM_MESSAGE = 'systemMessage is recorded and reported, never shown to the model';
+const SYSTEM_MESSAGE = 'systemMessage is shown as a warning line, not in a dialog';
 
 function honoredFor(dialect: Dialect, event: HookEventName, cap: number): string[] {
   const block = dialect === 'codex' ? 'exit 2 with a reason on stderr' : 'exit 2';
@@ -89,7 +109,8 @@ function honoredFor(dialect: Dialect, event: HookEventName, cap: number): string
   }
 }
 
-function degradedFor(dialect: Dialect, event: HookEventName): string[] {
+/** What differs from the client only when a hook's output uses it (reported once per event, not counted). */
+function caveatsFor(dialect: Dialect, event: HookEventName): string[] {
   switch (event) {
     case 'SessionStart':
       return [
@@ -101,27 +122,18 @@ function degradedFor(dialect: Dialect, event: HookEventName): string[] {
     case 'PreToolUse':
       return [
         "if a later tools/prepare listener changes the input, the hooks run again at tools/pre-execute on the sealed input and that run's updatedInput is not honored",
-        ...(dialect === 'codex'
-          ? ['updatedInput without permissionDecision "allow", or when a hook blocks, is ignored (as Codex)']
-          : []),
-        dialect === 'claude-code' ? 'defer is treated as ask' : 'ask and defer are ignored (Codex)',
-        'allow does not bypass later policy: the rest of the chain still decides',
+        ...(dialect === 'claude-code' ? ['defer is treated as ask'] : []),
         SYSTEM_MESSAGE,
       ];
     case 'PostToolUse':
-      return [
-        'runs after successful calls only (denied or failed calls do not fire it)',
-        ...(dialect === 'codex' ? ['updatedToolOutput is not supported (Codex)'] : []),
-        SYSTEM_MESSAGE,
-      ];
+      return [SYSTEM_MESSAGE];
     case 'Stop':
-      return ['hookSpecificOutput.additionalContext on Stop is ignored', SYSTEM_MESSAGE];
+      return [SYSTEM_MESSAGE];
     case 'PermissionRequest':
       return [
         'decision.updatedInput is not honored (identity is sealed by then; rewrite at PreToolUse)',
         'decision.updatedPermissions is not honored (nothing is remembered)',
         'permission_suggestions is always []',
-        SYSTEM_MESSAGE,
       ];
   }
 }
@@ -156,20 +168,26 @@ function describeHandler(
   sessionStartTimeoutMs: number,
 ): HandlerCapability {
   const { dialect } = runtime.rules;
-  const degraded = [...degradedFor(dialect, handler.event), ...handler.unhonored];
+  const degraded = [...handler.unhonored];
+  const notes = [...handler.notes];
   if (handler.ignoredMatcher !== undefined)
-    degraded.push(
-      `matcher ${JSON.stringify(handler.ignoredMatcher)} is ignored: ${handler.event} always fires`,
+    notes.push(
+      `matcher ${JSON.stringify(handler.ignoredMatcher)} is ignored: ${handler.event} always fires (as the client)`,
     );
-  if (handler.event === 'SessionStart' && handler.timeoutMs > sessionStartTimeoutMs)
+  // A background hook holds nothing, so only a waited-for SessionStart can outlive the wait.
+  if (
+    handler.event === 'SessionStart' &&
+    handler.background === undefined &&
+    handler.timeoutMs > sessionStartTimeoutMs
+  )
     degraded.push(
-      `timeout ${handler.timeoutMs} ms exceeds the agent's session-start wait of ${sessionStartTimeoutMs} ms: the first turn may start without its context`,
+      `timeout ${handler.timeoutMs} ms exceeds the agent's session-start wait of ${sessionStartTimeoutMs} ms: the first turn may start without its context (unless the hook answers {"async":true})`,
     );
   const first = runtime.rules.dedupeCommands
     ? runtime.table.handlers.find((h) => h.event === handler.event && h.dedupeKey === handler.dedupeKey)
     : undefined;
   if (first !== undefined && first !== handler)
-    degraded.push(`same command as ${first.id}: runs once per event, recorded under ${first.id}`);
+    notes.push(`same command as ${first.id}: runs once per event, recorded under ${first.id}`);
   return {
     handlerId: handler.id,
     event: handler.event,
@@ -183,6 +201,7 @@ function describeHandler(
       ...handlerFieldsHonored(handler),
     ],
     degraded,
+    notes,
   };
 }
 
@@ -196,30 +215,91 @@ export function describeCapabilities(
   sessionStartTimeoutMs: number,
 ): CapabilityReport {
   const { table } = runtime;
+  const handlers = table.handlers.map((handler) => describeHandler(runtime, handler, sessionStartTimeoutMs));
+  const unsupported = [
+    ...table.unsupportedEvents.map(({ event, file }) => ({
+      event,
+      file,
+      reason: `event "${event}" is not supported by the ${table.dialect} bridge`,
+    })),
+    ...table.skipped.map(({ id, event, file, reason }) => ({ event, file, reason: `${id}: ${reason}` })),
+  ];
+  const caveats: Partial<Record<HookEventName, readonly string[]>> = {};
+  for (const handler of table.handlers) caveats[handler.event] ??= caveatsFor(table.dialect, handler.event);
+  const permissions = describePermissions(runtime);
   return {
     dialect: table.dialect,
-    handlers: table.handlers.map((handler) => describeHandler(runtime, handler, sessionStartTimeoutMs)),
-    unsupported: [
-      ...table.unsupportedEvents.map(({ event, file }) => ({
-        event,
-        file,
-        reason: `event "${event}" is not supported by the ${table.dialect} bridge`,
-      })),
-      ...table.skipped.map(({ id, event, file, reason }) => ({ event, file, reason: `${id}: ${reason}` })),
-    ],
+    handlers,
+    unsupported,
     runtime: [...runtime.runtimeNotes],
+    caveats,
+    ...(permissions === undefined ? {} : { permissions }),
+    differences:
+      handlers.reduce((sum, handler) => sum + handler.degraded.length, 0) +
+      unsupported.length +
+      (permissions?.differences.length ?? 0),
   };
 }
 
-/** The report as text, one line per fact (what the CLI prints at start-up). */
+function describePermissions(runtime: BridgeRuntime): PermissionsCapability | undefined {
+  const set = runtime.permissions?.set;
+  if (set === undefined) return undefined;
+  // `auto` needs Anthropic's classifier: the one mode seamchart cannot start in.
+  const differences = set.notes.filter((note) => note.includes('"auto"'));
+  return {
+    rules: set.rules.length,
+    defaultMode: set.defaultMode,
+    ...(set.defaultModeFile === undefined ? {} : { defaultModeFile: set.defaultModeFile }),
+    notes: set.notes.filter((note) => !differences.includes(note)),
+    differences,
+  };
+}
+
+/** The headline: handlers, and how many behaviours differ from the original client. */
+export function capabilityHeadline(report: CapabilityReport): string {
+  const permissions =
+    report.permissions === undefined
+      ? ''
+      : `, ${report.permissions.rules} permission rule(s), mode ${report.permissions.defaultMode}`;
+  const differ =
+    report.differences === 0
+      ? 'every behaviour as in the original client'
+      : `${report.differences} behaviour(s) differ from the original client`;
+  return `${report.dialect} hooks: ${report.handlers.length} handler(s)${permissions}, ${differ}`;
+}
+
+/** The start-up summary: the headline, then each difference (what will not run, what runs otherwise). */
+export function formatCapabilitySummary(report: CapabilityReport): string {
+  const lines = [capabilityHeadline(report)];
+  for (const handler of report.handlers)
+    for (const item of handler.degraded) lines.push(`  differs: ${handler.handlerId}: ${item}`);
+  for (const item of report.unsupported) lines.push(`  unsupported: ${item.reason} (${item.file})`);
+  for (const item of report.permissions?.differences ?? []) lines.push(`  differs: ${item}`);
+  for (const item of report.runtime) lines.push(`  note: ${item}`);
+  return lines.join('\n');
+}
+
+/** The full report as text, one line per fact (`seamchart hooks check`). */
 export function formatCapabilities(report: CapabilityReport): string {
-  const lines = [`${report.dialect} hooks: ${report.handlers.length} handler(s)`];
+  const lines = [capabilityHeadline(report)];
   for (const handler of report.handlers) {
     const matcher = handler.matcher === undefined ? '' : ` [${handler.matcher}]`;
     lines.push(`  ${handler.handlerId}${matcher} → ${handler.seam}: ${handler.command}`);
-    for (const item of handler.degraded) lines.push(`    degraded: ${item}`);
+    for (const item of handler.honored) lines.push(`    honored: ${item}`);
+    for (const item of handler.degraded) lines.push(`    differs: ${item}`);
+    for (const item of handler.notes) lines.push(`    note: ${item}`);
   }
   for (const item of report.unsupported) lines.push(`  unsupported: ${item.reason} (${item.file})`);
+  for (const [event, items] of Object.entries(report.caveats))
+    for (const item of items ?? []) lines.push(`  ${event} caveat (only if a hook uses it): ${item}`);
+  if (report.permissions !== undefined) {
+    const { rules, defaultMode, defaultModeFile } = report.permissions;
+    lines.push(
+      `  permissions: ${rules} rule(s); deny, then ask, then allow; mode ${defaultMode}${defaultModeFile === undefined ? '' : ` (from ${defaultModeFile})`}`,
+    );
+    for (const item of report.permissions.differences) lines.push(`    differs: ${item}`);
+    for (const item of report.permissions.notes) lines.push(`    note: ${item}`);
+  }
   for (const item of report.runtime) lines.push(`  note: ${item}`);
   return lines.join('\n');
 }

@@ -1,7 +1,7 @@
 // The bridges folder's only public face.
 export type { HookBridge } from './bridge.js';
-export type { CapabilityReport, HandlerCapability } from './capabilities.js';
-export { formatCapabilities } from './capabilities.js';
+export type { CapabilityReport, HandlerCapability, PermissionsCapability } from './capabilities.js';
+export { capabilityHeadline, formatCapabilities, formatCapabilitySummary } from './capabilities.js';
 export { type ClaudeCodeHooksOptions, claudeCodeHooks } from './claude-code/index.js';
 export {
   decidePermission,

@@ -84,29 +84,30 @@ function isScoped(source: HookSource | ScopedHookSource): source is ScopedHookSo
   return typeof source === 'object' && 'source' in source && 'env' in source && 'substitutions' in source;
 }
 
-/** What the bridge does not act on in one entry and its group, one line each. */
-function unhonoredFields(
+/** What the bridge does not act on in one entry and its group: as the client does (`notes`) or not (`unhonored`). */
+function unhandledFields(
   dialect: Dialect,
   rules: { readonly ignoredFields: Readonly<Record<string, string>> },
   entry: Record<string, unknown>,
   group: Record<string, unknown>,
-): string[] {
-  const lines: string[] = [];
+): { unhonored: string[]; notes: string[] } {
+  const unhonored: string[] = [];
+  const notes: string[] = [];
   for (const key of Object.keys(entry)) {
     if (KNOWN_FIELDS[dialect].includes(key)) continue;
     const ignored = rules.ignoredFields[key];
-    if (ignored !== undefined) lines.push(`${key} ${ignored}`);
-    else if (DISPLAY_FIELDS.includes(key)) lines.push(`${key} is not shown (display only)`);
-    else if (key === 'once') lines.push('once is not honored: the hook runs on every matching event');
+    if (ignored !== undefined) notes.push(`${key} ${ignored}`);
+    else if (DISPLAY_FIELDS.includes(key)) notes.push(`${key} is not shown (display only)`);
+    else if (key === 'once') unhonored.push('once is not honored: the hook runs on every matching event');
     else if (key === 'shell' && entry.shell === 'bash')
-      lines.push('shell "bash": the command runs with sh -c');
-    else lines.push(`field "${key}" is not known to the ${dialect} bridge and is ignored`);
+      unhonored.push('shell "bash": the command runs with sh -c');
+    else unhonored.push(`field "${key}" is not known to the ${dialect} bridge and is ignored`);
   }
   for (const key of Object.keys(group)) {
     if (!GROUP_FIELDS.includes(key))
-      lines.push(`group field "${key}" is not known to the ${dialect} bridge and is ignored`);
+      unhonored.push(`group field "${key}" is not known to the ${dialect} bridge and is ignored`);
   }
-  return lines;
+  return { unhonored, notes };
 }
 
 function timeoutSeconds(entry: HandlerEntry, event: string): number {
@@ -183,12 +184,7 @@ export async function loadHookTable(
               substitutions,
               scoped,
               options,
-              unhonored: unhonoredFields(
-                dialect,
-                { ignoredFields: options.ignoredFields ?? {} },
-                entry,
-                group,
-              ),
+              fields: unhandledFields(dialect, { ignoredFields: options.ignoredFields ?? {} }, entry, group),
             });
             const ignored = MATCHERLESS.includes(event) ? group.matcher : undefined;
             handlers.push(
@@ -216,7 +212,7 @@ interface HandlerParts {
   readonly substitutions: Readonly<Record<string, string>>;
   readonly scoped: ScopedHookSource;
   readonly options: LoadHookTableOptions;
-  readonly unhonored: string[];
+  readonly fields: { readonly unhonored: readonly string[]; readonly notes: readonly string[] };
 }
 
 function resolvePlaceholders(parts: HandlerParts, text: string, at: string): string {
@@ -263,17 +259,16 @@ function createHandler(parts: HandlerParts): HookHandler {
   const givenIf = honors('if') ? claude.if : undefined;
   const command = resolvePlaceholders(parts, entry.command as string, `${parts.at}.command`);
   const args = givenArgs?.map((arg, i) => resolvePlaceholders(parts, arg, `${parts.at}.args[${i}]`));
-  const unhonored = [...parts.unhonored];
+  const unhonored = [...parts.fields.unhonored];
+  const notes = [...parts.fields.notes];
   let condition: HookHandler['condition'];
   if (givenIf !== undefined) {
     condition = compileIf(parts, givenIf);
     if (!TOOL_EVENTS.includes(event))
-      unhonored.push(
-        `if ${JSON.stringify(givenIf)} on ${event} (an event without a tool): the hook never runs`,
-      );
+      notes.push(`if ${JSON.stringify(givenIf)} on ${event} (an event without a tool): the hook never runs`);
   }
   if (claude.onFailure === 'block' && (event === 'Stop' || event === 'SessionStart'))
-    unhonored.push(`onFailure "block" is ignored on ${event} (there is nothing to block)`);
+    notes.push(`onFailure "block" is ignored on ${event} (there is nothing to block)`);
   return Object.freeze({
     id: parts.id,
     event,
@@ -281,7 +276,7 @@ function createHandler(parts: HandlerParts): HookHandler {
     matches: parts.matches,
     command,
     ...(args === undefined ? {} : { args: Object.freeze(args) }),
-    dedupeKey: JSON.stringify([command, args ?? null, scoped.plugin ?? null]),
+    dedupeKey: JSON.stringify([command, args ?? null, scoped.plugin ?? null, background ?? null]),
     ...(condition === undefined ? {} : { condition }),
     onFailure: claude.onFailure ?? 'continue',
     timeoutMs: Math.round(timeoutSeconds(entry, event) * 1000),
@@ -289,6 +284,7 @@ function createHandler(parts: HandlerParts): HookHandler {
     env: scoped.env,
     ...(scoped.plugin === undefined ? {} : { plugin: scoped.plugin }),
     unhonored: Object.freeze(unhonored),
+    notes: Object.freeze(notes),
     ...(background === undefined ? {} : { background }),
     ...(background === 'rewake' && typeof claude.rewakeMessage === 'string'
       ? { rewakeMessage: claude.rewakeMessage }

@@ -9,6 +9,8 @@ export interface HookPluginFiles {
   readonly codexHooks: readonly string[];
   /** Claude Code plugin folders (`--claude-plugin DIR`). */
   readonly claudePlugins?: readonly string[];
+  /** Codex plugin folders (`--codex-plugin DIR`). */
+  readonly codexPlugins?: readonly string[];
 }
 
 /**
@@ -38,7 +40,8 @@ export async function loadHookPlugins(
         ...(permissionMode === undefined ? {} : { permissionMode }),
       }),
     );
-  if (files.codexHooks.length > 0)
-    bridges.push(await codexHooks({ ...shared, configFiles: files.codexHooks }));
+  const codexPlugins = files.codexPlugins ?? [];
+  if (files.codexHooks.length > 0 || codexPlugins.length > 0)
+    bridges.push(await codexHooks({ ...shared, configFiles: files.codexHooks, plugins: codexPlugins }));
   return bridges;
 }

@@ -48,8 +48,10 @@ export interface HookHandler {
   readonly env: Readonly<Record<string, string>>;
   /** The plugin the handler came from, when it came from one. */
   readonly plugin?: string;
-  /** Fields of the entry (or its group) the bridge does not act on, with what happens to each. */
+  /** Fields of the entry (or its group) the bridge does not act on as the client would, with what happens. */
   readonly unhonored: readonly string[];
+  /** Fields the client ignores too (display-only, another dialect's), with what happens. */
+  readonly notes: readonly string[];
   /** `async: true` runs in the background; `asyncRewake: true` also wakes the model when it exits 2. */
   readonly background?: 'async' | 'rewake';
   /** `asyncRewake`: the text put before the hook's output when it wakes the model. */

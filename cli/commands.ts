@@ -1,6 +1,7 @@
 import { acpCommand } from './acp.js';
 import type { CliCommand } from './command.js';
 import { dbCommand } from './db.js';
+import { hooksCommand } from './hooks.js';
 import { inspectCommand } from './inspect.js';
 import { logCommand } from './log.js';
 import { runCommand } from './run.js';
@@ -18,4 +19,5 @@ export const commands: readonly CliCommand[] = [
   workerCommand,
   sendCommand,
   dbCommand,
+  hooksCommand,
 ];

@@ -10,7 +10,7 @@ import {
   createJsonlStore,
   createSeams,
   createToolRegistry,
-  formatCapabilities,
+  formatCapabilitySummary,
   formatViolation,
   type InspectionLog,
   killOwnedProcesses,
@@ -109,17 +109,6 @@ async function openInspection(file: string | undefined): Promise<InspectionLog |
   } catch (error) {
     throw new UsageError(`--inspect-log ${file}: ${(error as Error).message}`);
   }
-}
-
-/** The capability report, short: its headline, what will not run at all, and how many fields are degraded. */
-function capabilitySummary(report: string): string {
-  const lines = report.split('\n');
-  const degraded = lines.filter((line) => line.trimStart().startsWith('degraded:')).length;
-  const kept = [
-    `${lines[0]}${degraded > 0 ? `, ${degraded} behaviour(s) differ from the original client` : ''}`,
-    ...lines.slice(1).filter((line) => /^\s+(unsupported|note):/.test(line)),
-  ];
-  return kept.join('\n');
 }
 
 /** Contained failures and warnings: in the transcript (a systemMessage is shown there already), else on stderr. */
@@ -247,7 +236,7 @@ async function runSession(run: {
   );
   if (telemetry) seams.use(telemetry.plugin);
   for (const bridge of run.bridges) {
-    if (!json) transcript.note(capabilitySummary(formatCapabilities(bridge.capabilities())));
+    if (!json) transcript.note(formatCapabilitySummary(bridge.capabilities()));
     seams.use(bridge);
   }
   const maxRetries = flags.maxRetries ?? 3;
@@ -270,11 +259,16 @@ async function runSession(run: {
       else transcript.error('mcp', message);
     },
   });
-  if (json)
+  if (json) {
     seams.on('session/event', ({ event }) => {
       io.stdout.write(`${JSON.stringify(event)}\n`);
     });
-  else {
+    // Not a log event (a failed SessionStart hook has no turn): a line of the stream, and one on stderr.
+    seams.on('agent/error', ({ agentId, origin, error }) => {
+      io.stdout.write(`${JSON.stringify({ type: 'agent/error', agentId, origin, error })}\n`);
+      io.stderr.write(`seamchart: ${origin}: ${error.message}\n`);
+    });
+  } else {
     seams.on('session/event', ({ event }) => transcript.event(event));
     seams.on('seam/decided', (decision) => transcript.decided(decision));
     seams.on('model/delta', ({ delta }) => transcript.delta(delta));

@@ -22,6 +22,7 @@ export interface AgentFlags {
   claudeSettings?: string[];
   claudePlugin?: string[];
   codexHooks?: string[];
+  codexPlugin?: string[];
   tools: 'demo' | 'none';
   cwd?: string;
 }
@@ -51,6 +52,11 @@ export function addAgentFlags(command: Command): Command {
       repeatable,
     )
     .option('--codex-hooks <file>', 'a Codex hooks.json whose hooks run (repeatable)', repeatable)
+    .option(
+      '--codex-plugin <dir>',
+      'a Codex plugin folder (.codex-plugin/plugin.json, hooks/hooks.json) whose hooks run with PLUGIN_ROOT set (repeatable)',
+      repeatable,
+    )
     .addOption(
       new Option(
         '--tools <set>',
@@ -148,6 +154,7 @@ export async function loadBridges(
         claudeSettings: flags.claudeSettings ?? [],
         codexHooks: flags.codexHooks ?? [],
         claudePlugins: flags.claudePlugin ?? [],
+        codexPlugins: flags.codexPlugin ?? [],
       },
       {
         ...(transcriptPath === undefined ? {} : { transcriptPath: path.resolve(transcriptPath) }),

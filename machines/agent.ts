@@ -82,7 +82,10 @@ export const agentMachine = agentSetup.createMachine({
               { guard: 'canDropQueue', target: '#agent.ready', actions: dropQueueNow() },
               {
                 target: '#agent.ready',
-                actions: { type: 'notifyCancelRequested', params: ({ event }) => ({ cause: causeOf(event) }) },
+                actions: {
+                  type: 'notifyCancelRequested',
+                  params: ({ event }) => ({ cause: causeOf(event) }),
+                },
               },
             ],
           },

@@ -58,7 +58,8 @@ export type SessionLoadErrorCode =
   | 'MALFORMED_HEADER'
   | 'MALFORMED_LINE'
   | 'ID_MISMATCH'
-  | 'NOT_MIGRATED';
+  | 'NOT_MIGRATED'
+  | 'TOO_LARGE';
 
 /** A session file that could not be loaded; the file was not modified. */
 export class SessionLoadError extends Error {

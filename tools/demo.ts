@@ -1,12 +1,11 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import picomatch from 'picomatch';
-import { glob } from 'tinyglobby';
 import { z } from 'zod';
 import { defineTool } from './defineTool.js';
 import { confine, MAX_EDIT_BYTES, openConfined, readCapped, realRootOf, rewrite } from './demoFiles.js';
 import { runShell } from './demoShell.js';
 import { withEnvFiles } from './envFiles.js';
+import { DEFAULT_SEARCH_TIMEOUT_MS, PatternSearch } from './searchWorker.js';
 import type { ToolDefinition } from './types.js';
 
 export interface DemoToolsOptions {
@@ -14,6 +13,8 @@ export interface DemoToolsOptions {
   root: string;
   /** Bash's default timeout (default 30 s). */
   bashTimeoutMs?: number;
+  /** How long Glob and Grep may search before the call fails (default 30 s); patterns run in a worker thread. */
+  searchTimeoutMs?: number;
 }
 
 /**
@@ -40,6 +41,7 @@ export interface DemoToolsOptions {
 export function createDemoTools(options: DemoToolsOptions): ToolDefinition[] {
   const root = path.resolve(options.root);
   const bashTimeoutMs = options.bashTimeoutMs ?? 30_000;
+  const searchTimeoutMs = options.searchTimeoutMs ?? DEFAULT_SEARCH_TIMEOUT_MS;
 
   const bash = defineTool({
     name: 'Bash',
@@ -146,15 +148,33 @@ export function createDemoTools(options: DemoToolsOptions): ToolDefinition[] {
   }
 
   // Files under `dir` matching `pattern`, relative to the root, sorted; symbolic links are not followed.
-  async function findFiles(pattern: string, dir: string | undefined): Promise<string[]> {
+  async function findFiles(
+    search: PatternSearch,
+    pattern: string,
+    dir: string | undefined,
+  ): Promise<string[]> {
     // The directory's real path: a symlinked directory pointing outside the root is refused.
     const base = await confine(root, dir ?? '.');
     const realRoot = await realRootOf(root);
-    const found = await glob(pattern, { cwd: base, onlyFiles: true, followSymbolicLinks: false });
+    const found = await search.glob(pattern, base);
     return found
       .map((file) => path.relative(realRoot, path.join(base, file)))
       .filter((file) => !file.startsWith('..') && !path.isAbsolute(file))
       .sort();
+  }
+
+  // A user's pattern runs in a worker with a deadline: a catastrophic one fails the call instead of the process.
+  async function withSearch<TResult>(
+    what: string,
+    signal: AbortSignal,
+    run: (search: PatternSearch) => Promise<TResult>,
+  ): Promise<TResult> {
+    const search = new PatternSearch(what, { timeoutMs: searchTimeoutMs, signal });
+    try {
+      return await run(search);
+    } finally {
+      search.close();
+    }
   }
 
   const globTool = defineTool({
@@ -162,7 +182,8 @@ export function createDemoTools(options: DemoToolsOptions): ToolDefinition[] {
     kind: 'search',
     description: 'List files matching a glob pattern (`**/*.ts`) inside the scratch directory, sorted.',
     parameters: z.object({ pattern: z.string().min(1), path: z.string().min(1).optional() }),
-    execute: async ({ pattern, path: dir }) => (await findFiles(pattern, dir)).join('\n'),
+    execute: ({ pattern, path: dir }, exec) =>
+      withSearch('Glob', exec.signal, async (search) => (await findFiles(search, pattern, dir)).join('\n')),
     concurrency: 'parallel',
   });
 
@@ -176,21 +197,21 @@ export function createDemoTools(options: DemoToolsOptions): ToolDefinition[] {
       path: z.string().min(1).optional(),
       glob: z.string().min(1).optional(),
     }),
-    execute: async ({ pattern, path: dir, glob: filter }) => {
-      const regexp = new RegExp(pattern);
-      const keep = filter === undefined ? () => true : picomatch(filter, { basename: true });
-      const lines: string[] = [];
-      for (const file of await findFiles('**/*', dir)) {
-        if (lines.length >= MAX_GREP_LINES) break;
-        if (!keep(file)) continue;
-        // A file Read would refuse (a FIFO, a hard link from outside…) is skipped, not searched.
-        const text = await readConfined(file).catch(() => undefined);
-        text?.split('\n').forEach((line, index) => {
-          if (lines.length < MAX_GREP_LINES && regexp.test(line)) lines.push(`${file}:${index + 1}:${line}`);
-        });
-      }
-      return lines.join('\n');
-    },
+    execute: ({ pattern, path: dir, glob: filter }, exec) =>
+      withSearch('Grep', exec.signal, async (search) => {
+        await search.compile(pattern, filter);
+        const lines: string[] = [];
+        for (const file of await search.filter(await findFiles(search, '**/*', dir))) {
+          if (lines.length >= MAX_GREP_LINES) break;
+          // A file Read would refuse (a FIFO, a hard link from outside…) is skipped, not searched.
+          const text = await readConfined(file).catch(() => undefined);
+          if (text === undefined) continue;
+          const split = text.split('\n');
+          for (const index of await search.grep(text, MAX_GREP_LINES - lines.length))
+            lines.push(`${file}:${index + 1}:${split[index]}`);
+        }
+        return lines.join('\n');
+      }),
     concurrency: 'parallel',
   });
 

@@ -56,19 +56,39 @@ function manifestHooks(manifest: Record<string, unknown>, root: string, file: st
   );
 }
 
+/** How a client lays out and announces a plugin: where its manifest is, which variables its hooks get. */
+export interface PluginFlavor {
+  /** Manifest folders tried in order (`.claude-plugin`; Codex: `.codex-plugin`, then `.claude-plugin`). */
+  readonly manifestDirs: readonly string[];
+  /** The variables a hook of the plugin gets (also substituted as `${NAME}` in its commands). */
+  variables(root: string, dataDir: string): Record<string, string>;
+}
+
+/** Claude Code: `.claude-plugin/plugin.json`; `CLAUDE_PLUGIN_ROOT` and `CLAUDE_PLUGIN_DATA`. */
+export const claudePluginFlavor: PluginFlavor = {
+  manifestDirs: ['.claude-plugin'],
+  variables: (root, dataDir) => ({ CLAUDE_PLUGIN_ROOT: root, CLAUDE_PLUGIN_DATA: dataDir }),
+};
+
 /**
- * Loads a Claude Code plugin folder: `.claude-plugin/plugin.json` (optional; its `name`, and
- * `hooks` naming more hooks files) and `hooks/hooks.json`. Its hooks get `CLAUDE_PLUGIN_ROOT` and
- * `CLAUDE_PLUGIN_DATA` (created here) substituted and in their environment.
+ * Loads a plugin folder: its manifest (optional; its `name`, and `hooks` naming more hooks files)
+ * and `hooks/hooks.json`. Its hooks get the flavor's variables (Claude Code: `CLAUDE_PLUGIN_ROOT`,
+ * `CLAUDE_PLUGIN_DATA`, the data directory created here) substituted and in their environment.
  * @param dir the plugin folder
  * @param dataRoot where per-plugin data directories live
+ * @param flavor the client whose plugin layout and variables apply
  */
-export async function loadPlugin(dir: string, dataRoot: string): Promise<LoadedPlugin> {
+export async function loadPlugin(
+  dir: string,
+  dataRoot: string,
+  flavor: PluginFlavor = claudePluginFlavor,
+): Promise<LoadedPlugin> {
   const root = path.resolve(dir);
   const info = await stat(root).catch(() => undefined);
   if (!info?.isDirectory())
     throw new HookConfigError('HOOK_CONFIG_UNREADABLE', root, '', 'is not a plugin directory');
-  const manifestFile = path.join(root, '.claude-plugin', 'plugin.json');
+  const candidates = flavor.manifestDirs.map((manifestDir) => path.join(root, manifestDir, 'plugin.json'));
+  const manifestFile = candidates.find((file) => existsSync(file)) ?? (candidates[0] as string);
   const manifest = await readManifest(manifestFile);
   const declared = manifest?.name;
   if (declared !== undefined && (typeof declared !== 'string' || declared.trim() === ''))
@@ -82,8 +102,10 @@ export async function loadPlugin(dir: string, dataRoot: string): Promise<LoadedP
   ];
   const dataDir = path.join(dataRoot, name.replace(/[^A-Za-z0-9._-]/g, '-'));
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
-  const variables = { CLAUDE_PLUGIN_ROOT: root, CLAUDE_PLUGIN_DATA: dataDir };
-  const substitutions = { '${CLAUDE_PLUGIN_ROOT}': root, '${CLAUDE_PLUGIN_DATA}': dataDir };
+  const variables = flavor.variables(root, dataDir);
+  const substitutions = Object.fromEntries(
+    Object.entries(variables).map(([name, value]) => [`\${${name}}`, value]),
+  );
   return {
     name,
     root,

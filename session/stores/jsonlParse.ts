@@ -1,3 +1,4 @@
+import { getHeapStatistics } from 'node:v8';
 import { z } from 'zod';
 import type { LogEvent } from '../../kernel/index.js';
 import { describeThrown, StoredEventSchema } from '../../kernel/index.js';
@@ -68,6 +69,7 @@ export async function readSessionFile(path: string, options: ReadSessionOptions 
     if (stats.isDirectory()) {
       throw new SessionLoadError('READ_FAILED', path, undefined, `Session path ${path} is a directory`);
     }
+    refuseOversizedSession(path, stats.size, 0);
     const reader = new LineReader(path, maxLineBytes);
     const buffer = Buffer.allocUnsafe(READ_CHUNK_BYTES);
     let position = 0;
@@ -81,11 +83,41 @@ export async function readSessionFile(path: string, options: ReadSessionOptions 
       if (bytesRead === 0) break;
       reader.push(buffer.subarray(0, bytesRead));
       position += bytesRead;
+      // The estimate may be low for a file of many small events: the heap itself is watched as it grows.
+      if (position % MEMORY_CHECK_BYTES < READ_CHUNK_BYTES)
+        refuseOversizedSession(path, stats.size, position);
     }
     return { ...reader.finish(), mode: stats.mode & 0o7777 };
   } finally {
     io.closeSync(fd);
   }
+}
+
+/** Loaded events take about this many times their bytes on the heap (objects, strings, frozen copies). */
+const HEAP_BYTES_PER_FILE_BYTE = 4;
+/** The heap is checked again after every this many bytes read. */
+const MEMORY_CHECK_BYTES = 16 * 1024 * 1024;
+/** Loading stops when the heap reaches this share of its limit (the rest is for the run itself). */
+const HEAP_SHARE = 0.8;
+
+/**
+ * Refuses a session that would not fit in this process's heap with a clear `SessionLoadError` (`TOO_LARGE`),
+ * before an out-of-memory crash: up front from the file's size, and while reading from the heap in use.
+ */
+function refuseOversizedSession(path: string, size: number, read: number): void {
+  const { heap_size_limit: limit, used_heap_size: used } = getHeapStatistics();
+  const needed = read === 0 ? size * HEAP_BYTES_PER_FILE_BYTE : 0;
+  if (used + needed <= limit * HEAP_SHARE) return;
+  const mb = (bytes: number): string => `${Math.ceil(bytes / (1024 * 1024))} MB`;
+  const want = Math.ceil((size * HEAP_BYTES_PER_FILE_BYTE) / HEAP_SHARE / (1024 * 1024) / 1024) * 1024 + 1024;
+  throw new SessionLoadError(
+    'TOO_LARGE',
+    path,
+    undefined,
+    `Session file ${path} is ${mb(size)}; loading its events needs about ${mb(size * HEAP_BYTES_PER_FILE_BYTE)} of memory, ` +
+      `more than this process's heap allows (${mb(limit)}, ${mb(used)} in use${read > 0 ? ` after reading ${mb(read)}` : ''}). ` +
+      `Give node a larger heap (NODE_OPTIONS=--max-old-space-size=${want}), or start a new session and read this one with seamchart log`,
+  );
 }
 
 function openForRead(io: FileIo, path: string): number {

@@ -87,7 +87,9 @@ describe('loading hooks configs', () => {
       ['claude-code:UserPromptSubmit:0:2', 'agent/prompt-submit', 30_000],
     ]);
     expect(report.handlers[1]?.honored.join('\n')).toContain('async: runs in the background');
-    expect(formatCapabilities(report).split('\n')[0]).toBe('claude-code hooks: 2 handler(s)');
+    expect(formatCapabilities(report).split('\n')[0]).toBe(
+      'claude-code hooks: 2 handler(s), 2 behaviour(s) differ from the original client',
+    );
     const run = createHookAgent({ bridges: [bridge!], cwd, script: [{ text: 'ok' }] });
     expect(run.logger.lines.filter((line) => line.includes('skipping'))).toHaveLength(2);
     await run.send('hi');

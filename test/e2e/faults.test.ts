@@ -351,3 +351,54 @@ describe('Y06 Ctrl-C during a SessionStart hook', () => {
       await Promise.all([0, 1, 2, 3, 4].map((offset) => trial(batch + offset)));
   }, 300_000);
 });
+
+describe('Y11 a session too big for memory', () => {
+  it('Y11 loading it in a process with a 64 MB heap is a SessionLoadError naming the size and what to do', async () => {
+    const target = path.join(dir, 'big.jsonl');
+    const text = 'x'.repeat(1024 * 1024);
+    const lines = [
+      JSON.stringify({ seamchart: 1, sessionId: 'big', created: new Date(0).toISOString(), cwd: dir }),
+    ];
+    for (let i = 1; i <= 40; i++) {
+      const data = {
+        id: `m${i}`,
+        content: [{ type: 'text', text }],
+        source: { kind: 'user' },
+        steering: false,
+        wakeup: false,
+      };
+      lines.push(
+        JSON.stringify({ seq: i - 1, type: 'inbox/accepted', data, time: new Date(0).toISOString() }),
+      );
+    }
+    await writeFile(target, `${lines.join('\n')}\n`);
+    const dist = path.resolve(import.meta.dirname, '../../dist/index.js');
+    const loader = `import(${JSON.stringify(dist)}).then((m) => m.readJsonlLog(${JSON.stringify(target)})).then(
+      () => console.log(JSON.stringify({ loaded: true })),
+      (e) => console.log(JSON.stringify({ name: e.name, code: e.code, message: e.message })))`;
+    const child = spawn(process.execPath, ['--max-old-space-size=64', '--input-type=module', '-e', loader], {
+      cwd: dir,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+    });
+    expect(await exitOf(child)).toBe(0);
+    const result = JSON.parse(out) as { name: string; code: string; message: string };
+    expect(result).toMatchObject({ name: 'SessionLoadError', code: 'TOO_LARGE' });
+    expect(result.message).toMatch(/big\.jsonl is 41 MB; loading its events needs about 161 MB of memory/);
+    expect(result.message).toMatch(/NODE_OPTIONS=--max-old-space-size=\d+/);
+    // The CLI maps it to bad input (exit 2) with the same words, and leaves the file as it was.
+    const cli = spawn(process.execPath, ['--max-old-space-size=64', bin, 'log', target, '--check'], {
+      cwd: dir,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let err = '';
+    cli.stderr?.on('data', (chunk: Buffer) => {
+      err += chunk.toString();
+    });
+    expect(await exitOf(cli)).toBe(2);
+    expect(err).toContain('is 41 MB; loading its events needs about');
+  }, 60_000);
+});

@@ -486,24 +486,23 @@ describe('D07 read-only files and I/O failures', () => {
     chmodSync(shared, 0o755);
     const path = join(shared, 'private.jsonl');
     writeFileSync(path, `${header()}\n${lineOf(logOf(ts(1))[0]!)}\n`, { mode: 0o600 });
-    // As root, drop to nobody so the kernel really refuses; as anyone else, a mode-000 file does.
+    // As root, the child loads the code as root (the checkout may sit under a 0700 folder), then drops to
+    // nobody before it opens the file, so the kernel really refuses; as anyone else, a mode-000 file does.
     const asRoot = process.getuid?.() === 0;
     if (!asRoot) chmodSync(path, 0o000);
-    const prefix = asRoot ? ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups'] : [];
-    const [command, ...args] = [
-      ...prefix,
-      process.execPath,
-      '--import',
-      'tsx',
-      '-e',
-      `import('${join(root, 'session/index.ts')}').then(m => m.readJsonlLog(${JSON.stringify(path)})).then(() => console.log('loaded'), e => console.log(JSON.stringify({ name: e.name, code: e.code })))`,
-    ];
-    const { stdout } = await promisify(execFile)(command as string, args, { cwd: root });
+    const dropToNobody = asRoot ? 'process.setgroups([]); process.setgid(65534); process.setuid(65534);' : '';
+    const runAs = (code: string) =>
+      promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], {
+        cwd: root,
+      });
+    const { stdout } = await runAs(
+      `const m = await import(${JSON.stringify(join(root, 'session/index.ts'))}); ${dropToNobody}
+       m.readJsonlLog(${JSON.stringify(path)}).then(() => console.log('loaded'), e => console.log(JSON.stringify({ name: e.name, code: e.code })))`,
+    );
     expect(JSON.parse(stdout)).toEqual({ name: 'SessionLoadError', code: 'PERMISSION_DENIED' });
-    const cli = await promisify(execFile)(
-      command as string,
-      [...args.slice(0, args.indexOf('-e')), join(root, 'cli/bin.ts'), 'log', path],
-      { cwd: root },
+    const cli = await runAs(
+      `const { main } = await import(${JSON.stringify(join(root, 'cli/main.ts'))}); ${dropToNobody}
+       process.exitCode = await main(['log', ${JSON.stringify(path)}]);`,
     ).then(
       () => ({ code: 0, stderr: '' }),
       (error: { code: number; stderr: string }) => error,
