@@ -38,6 +38,10 @@ export type TurnEndReason = z.infer<typeof TurnEndReasonSchema>;
 export const InboxDiscardCauseSchema = z.enum(['cancel', 'terminal-stop', 'dispose', 'max-steps']);
 export type InboxDiscardCause = z.infer<typeof InboxDiscardCauseSchema>;
 
+/** How a deferred approval request was answered: `expired` and `cancelled` are denials the agent writes itself. */
+export const ApprovalResolutionOutcomeSchema = z.enum(['allowed-once', 'rejected', 'expired', 'cancelled']);
+export type ApprovalResolutionOutcome = z.infer<typeof ApprovalResolutionOutcomeSchema>;
+
 export const FinishReasonSchema = z.enum(['stop', 'tool-calls', 'max-tokens']);
 export type FinishReason = z.infer<typeof FinishReasonSchema>;
 
@@ -149,6 +153,39 @@ export const coreEventSchemas = {
     ids: z.array(z.string().min(1)).min(1),
     cause: InboxDiscardCauseSchema,
   }),
+  // Deferred approvals (approvals.md): log-only, never model-visible.
+  'approval/requested': z.object({
+    requestId: z.string().min(1),
+    callId: z.string(),
+    turn,
+    step,
+    tool: z.string(),
+    /** The sealed effective input (after `tools/prepare`). */
+    arguments: JsonValueSchema,
+    /** SHA-256 (hex) of the RFC 8785 canonical JSON of `arguments`. */
+    argsHash: z.string().regex(/^[0-9a-f]{64}$/),
+    reason: z.string().optional(),
+    askedBy: z.string(),
+    expiresAt: z.string().datetime({ offset: true }).optional(),
+  }),
+  'approval/resolved': z.object({
+    requestId: z.string().min(1),
+    outcome: ApprovalResolutionOutcomeSchema,
+    reason: z.string().optional(),
+    by: z.string().optional(),
+    argsHash: z.string().regex(/^[0-9a-f]{64}$/),
+  }),
+  'turn/suspended': z.object({
+    turn,
+    step,
+    pending: z.array(z.string().min(1)).min(1),
+    held: z.array(z.string()),
+    notStarted: z.array(z.string()),
+    contexts: z.array(HookContextSchema),
+  }),
+  'turn/resumed': z.object({ turn, step }),
+  // A context `inject()`ed while the turn is suspended: it joins the step's held contexts.
+  'turn/held-context': z.object({ turn, step, context: HookContextSchema }),
 } as const;
 
 export type CoreEventType = keyof typeof coreEventSchemas;
@@ -170,11 +207,34 @@ export const EventType = {
   toolResult: 'tool/result',
   inboxAccepted: 'inbox/accepted',
   inboxDiscarded: 'inbox/discarded',
+  approvalRequested: 'approval/requested',
+  approvalResolved: 'approval/resolved',
+  turnSuspended: 'turn/suspended',
+  turnResumed: 'turn/resumed',
+  turnHeldContext: 'turn/held-context',
 } as const satisfies Record<string, CoreEventType>;
 
 /** Whether an event type is one of the durable inbox's log-only events (allowed anywhere, never model-visible). */
 export function isInboxEventType(type: string): type is 'inbox/accepted' | 'inbox/discarded' {
   return type === 'inbox/accepted' || type === 'inbox/discarded';
+}
+
+/** The log-only events of deferred approvals and suspended turns: inside a turn, never model-visible. */
+export function isApprovalEventType(
+  type: string,
+): type is
+  | 'approval/requested'
+  | 'approval/resolved'
+  | 'turn/suspended'
+  | 'turn/resumed'
+  | 'turn/held-context' {
+  return (
+    type === 'approval/requested' ||
+    type === 'approval/resolved' ||
+    type === 'turn/suspended' ||
+    type === 'turn/resumed' ||
+    type === 'turn/held-context'
+  );
 }
 
 /** The line format of a stored event: `{ seq, type, data, time }`. */

@@ -160,14 +160,22 @@ export type RequestErrorDecision = z.infer<typeof RequestErrorDecisionSchema>;
 export const SessionStartSourceSchema = z.enum(['startup', 'resume', 'clear', 'compact']);
 export type SessionStartSource = z.infer<typeof SessionStartSourceSchema>;
 
-export const ApprovalOutcomeSchema = z.enum(['allowed-once', 'rejected', 'cancelled', 'unavailable']);
+export const ApprovalOutcomeSchema = z.enum([
+  'allowed-once',
+  'rejected',
+  'cancelled',
+  'unavailable',
+  'deferred',
+]);
 export type ApprovalOutcome = z.infer<typeof ApprovalOutcomeSchema>;
 
 /** What a `tools/approval` listener decides; `remember: 'tool'` asks the answerer to keep it for that tool. */
 export const ApprovalDecisionSchema = z.object({
-  outcome: z.enum(['allowed-once', 'rejected']),
+  outcome: z.enum(['allowed-once', 'rejected', 'deferred']),
   reason: z.string().optional(),
   remember: z.literal('tool').optional(),
+  /** With `deferred`: when the request resolves `expired` if nobody answered (ISO 8601). */
+  expiresAt: z.string().datetime({ offset: true }).optional(),
   by,
 });
 export type ApprovalDecision = z.infer<typeof ApprovalDecisionSchema>;
@@ -179,6 +187,8 @@ export const ApprovalAnswerSchema = z.union([
     outcome: ApprovalOutcomeSchema,
     reason: z.string().optional(),
     remember: z.literal('tool').optional(),
+    /** With `deferred`: when the request resolves `expired` if nobody answered (ISO 8601). */
+    expiresAt: z.string().datetime({ offset: true }).optional(),
   }),
 ]);
 export type ApprovalAnswer = z.infer<typeof ApprovalAnswerSchema>;

@@ -40,6 +40,7 @@ export const agentMachine = agentSetup.createMachine({
     turnSteering: [],
     storeFailed: null,
     keepInboxOnDispose: false,
+    suspension: input.suspension ?? 'none',
   }),
   // A failed write or fsync latches the store: from any state the agent moves to `failed`.
   on: {
@@ -58,6 +59,8 @@ export const agentMachine = agentSetup.createMachine({
           // Without a listener there is nothing to wait for: `ready`'s routing, taken at once (one hop fewer).
           always: [
             STORE_FAILED_EDGE,
+            // A suspended turn comes first: queued items wait until it ends.
+            { guard: and(['sessionStartIsEmpty', 'isSuspended']), target: '#agent.suspended' },
             { guard: and(['sessionStartIsEmpty', 'hasWakingItem']), target: '#agent.running' },
             { guard: 'sessionStartIsEmpty', target: '#agent.idle' },
             'running',
@@ -103,7 +106,80 @@ export const agentMachine = agentSetup.createMachine({
       },
     },
     ready: {
-      always: [STORE_FAILED_EDGE, { guard: 'hasWakingItem', target: 'running' }, { target: 'idle' }],
+      always: [
+        STORE_FAILED_EDGE,
+        { guard: 'isSuspended', target: 'suspended' },
+        { guard: 'hasWakingItem', target: 'running' },
+        { target: 'idle' },
+      ],
+    },
+    // The open turn waits for answers to deferred approvals (approvals.md): no turn actor runs, the log holds
+    // all of it. RESUME (every request answered) re-enters the turn from the log; CANCEL ends it `aborted`.
+    suspended: {
+      always: [
+        STORE_FAILED_EDGE,
+        {
+          guard: 'suspensionAnswered',
+          target: '#agent.running.inTurn',
+          actions: { type: 'openResumeScope', params: { cancel: null } },
+        },
+      ],
+      entry: [
+        { type: 'announceStatus', params: { status: 'suspended' } },
+        { type: 'setStatus', params: { status: 'suspended' } },
+      ],
+      on: {
+        // Messages wait for the suspended turn to end; steering is in the log for its next step.
+        SEND: { actions: enqueueAs(false) },
+        QUEUE: { actions: enqueueAs(false) },
+        STEER: {
+          actions: [
+            { type: 'notifyEnqueue', params: ({ event }) => ({ item: itemOf(event), steering: true }) },
+            // Its ledger entry is the suspended turn's, as for steering forwarded to an open turn.
+            { type: 'holdSteering', params: ({ event }) => ({ ids: [itemOf(event).id] }) },
+          ],
+        },
+        INJECT: {
+          actions: { type: 'appendHeldContext', params: ({ event }) => ({ injection: event.injection }) },
+        },
+        RESUME: {
+          target: '#agent.running.inTurn',
+          actions: { type: 'openResumeScope', params: { cancel: null } },
+        },
+        CANCEL: {
+          target: '#agent.running.inTurn',
+          actions: [
+            { type: 'notifyCancelRequested', params: ({ event }) => ({ cause: causeOf(event) }) },
+            {
+              type: 'recordDiscard',
+              params: ({ context, event }) => ({
+                ids: event.keepInbox ? [] : context.queued.map((item) => item.id),
+                cause: 'cancel',
+              }),
+            },
+            { type: 'deferQueueDiscard', params: ({ event }) => ({ keepInbox: event.keepInbox }) },
+            {
+              type: 'openResumeScope',
+              params: ({ event }) => ({ cancel: { cause: causeOf(event), keepInbox: event.keepInbox } }),
+            },
+          ],
+        },
+        // The turn stays suspended on disk; a later agent resumes it (its steering too, unless dropped).
+        DISPOSE: {
+          target: 'disposing',
+          actions: [
+            KEEP_INBOX_ON_DISPOSE,
+            {
+              type: 'recordDiscard',
+              params: ({ context, event }) => ({
+                ids: event.keepInbox ? [] : context.turnSteering,
+                cause: 'dispose',
+              }),
+            },
+            { type: 'dropSuspendedSteering', params: ({ event }) => ({ keepInbox: event.keepInbox }) },
+          ],
+        },
+      },
     },
     idle: {
       always: STORE_FAILED_EDGE,
@@ -199,6 +275,18 @@ export const agentMachine = agentSetup.createMachine({
             ],
           },
           on: {
+            // The turn suspended: stop it (the log holds what a resume needs); a disposal keeps it suspended.
+            TURN_SUSPENDED: [
+              { guard: 'isDisposing', target: '#agent.disposing', actions: ['closeTurnScope', 'clearTurn'] },
+              {
+                target: '#agent.suspended',
+                actions: [
+                  'closeTurnScope',
+                  'clearTurn',
+                  { type: 'setSuspension', params: { suspension: 'waiting' } },
+                ],
+              },
+            ],
             // The turn's own inbox books (see `turnSteering`).
             STEERING_HELD: { actions: { type: 'holdSteering', params: ({ event }) => ({ ids: event.ids }) } },
             STEERING_ENDED: { actions: { type: 'endSteering', params: ({ event }) => ({ ids: event.ids }) } },

@@ -5,7 +5,10 @@ export {
   type AgentOptions,
   type AgentStreamItem,
   type AgentStreamOptions,
+  type ApprovalResolution,
   createAgent,
+  type PendingApproval,
+  type ResolveApprovalOptions,
 } from './agent/createAgent.js';
 export { createAgentLogic } from './agent/logic.js';
 export { agentMachine, graphEvents as agentGraphEvents } from './agent.js';

@@ -1,5 +1,6 @@
 import { callKeyOf } from './toolBatch/rules.js';
 import { toolBatchSetup } from './toolBatch/setup.js';
+import type { ToolBatchInput } from './toolBatch/types.js';
 
 export { graphEvents } from './toolBatch/graph.js';
 
@@ -17,8 +18,9 @@ export const toolBatchMachine = toolBatchSetup.createMachine({
     step: input.step,
     maxParallel: Math.max(1, Math.floor(input.maxParallel) || 1),
     calls: input.calls.map((call) => ({ ...call })),
-    started: 0,
-    cursor: 0,
+    // A resumed step starts after the calls it already committed (a prefix: commits are in model order).
+    started: committedPrefix(input),
+    cursor: committedPrefix(input),
     preparing: null,
     settled: input.calls.map(() => false),
     modes: [],
@@ -27,8 +29,11 @@ export const toolBatchMachine = toolBatchSetup.createMachine({
     crashed: input.calls.map(() => null),
     nextMode: null,
     nextDirect: false,
-    aborted: false,
+    aborted: input.resume?.aborted ?? false,
     failure: null,
+    waiting: input.calls.map(() => null),
+    resume: input.resume ? [...input.resume.slots] : null,
+    suspension: null,
   }),
   // The run's signal (a turn cancel) aborts the batch even if no ABORT event is sent.
   invoke: {
@@ -42,6 +47,8 @@ export const toolBatchMachine = toolBatchSetup.createMachine({
     PREPARED_INPUT: { actions: { type: 'recordPreparedInput', params: ({ event }) => ({ report: event }) } },
     PREPARED: { actions: 'markPrepared' },
     SETTLED: { actions: 'markSettled' },
+    PARKED: { actions: 'recordParked' },
+    HELD: { actions: 'recordHeld' },
     DIRECT_SETTLED: {
       guard: { type: 'settlesDirectCall', params: ({ event }) => ({ index: event.index }) },
       actions: {
@@ -64,12 +71,15 @@ export const toolBatchMachine = toolBatchSetup.createMachine({
         { guard: 'canCommit', target: 'committing' },
         { guard: 'drainedAfterAbort', target: 'abandoning' },
         { guard: 'mayStart', target: 'classifying' },
+        { guard: 'shouldSuspend', target: 'suspending' },
         { target: 'waiting' },
       ],
     },
     waiting: {
       on: {
         PREPARED: { target: 'scheduling', actions: 'markPrepared' },
+        PARKED: { target: 'scheduling', actions: 'recordParked' },
+        HELD: { target: 'scheduling', actions: 'recordHeld' },
         SETTLED: { target: 'scheduling', actions: 'markSettled' },
         DIRECT_SETTLED: {
           guard: { type: 'settlesDirectCall', params: ({ event }) => ({ index: event.index }) },
@@ -117,6 +127,7 @@ export const toolBatchMachine = toolBatchSetup.createMachine({
         { guard: 'canCommit', target: 'committing' },
         { guard: 'nextFitsDirect', target: 'startingDirect' },
         { guard: 'nextFits', target: 'starting' },
+        { guard: 'shouldSuspend', target: 'suspending' },
         { target: 'waiting' },
       ],
     },
@@ -163,11 +174,25 @@ export const toolBatchMachine = toolBatchSetup.createMachine({
       entry: 'requestFinish',
       on: { FINISH: 'done' },
     },
+    // Every call left waits for an answer: the turn suspends; the log has all a resume needs (approvals.md).
+    suspending: {
+      entry: ['recordSuspension', 'releaseWaitingCalls'],
+      always: 'suspended',
+    },
+    suspended: { type: 'final' },
     failed: { type: 'final' },
     done: { type: 'final' },
   },
   output: ({ context }) => ({
     aborted: context.aborted,
     ...(context.failure === null ? {} : { error: context.failure }),
+    ...(context.suspension === null ? {} : { suspended: context.suspension }),
   }),
 });
+
+function committedPrefix(input: ToolBatchInput): number {
+  const slots = input.resume?.slots ?? [];
+  let count = 0;
+  while (slots[count]?.kind === 'committed') count++;
+  return count;
+}

@@ -36,7 +36,13 @@ export const toolCallMachine = toolCallSetup.createMachine({
     prepared: false,
     skipPost: false,
     result: null,
-    askReason: null,
+    approval: {
+      reason: null,
+      askedBy: null,
+      expiresAt: null,
+      holdDispatch: input.holdDispatch ?? false,
+      resume: input.resume ?? null,
+    },
     contexts: { pre: [], body: [], post: [] },
   }),
   // A call without a `callKey` opens its own handles (and, without a `scopeKey`, its own scope); the
@@ -78,6 +84,17 @@ export const toolCallMachine = toolCallSetup.createMachine({
                   'markPrepared',
                 ],
               },
+              // Re-entering from the log: the input was prepared (and recorded) before the suspension.
+              {
+                guard: { type: 'resumesAs', params: { as: 'parked' } },
+                target: '#toolCall.sealing',
+                actions: 'recordDetach',
+              },
+              {
+                guard: { type: 'resumesAs', params: { as: 'held' } },
+                target: '#toolCall.sealing',
+                actions: 'recordDetach',
+              },
               // A listener on tools/prepare and an input it may rewrite (not aborted meanwhile): fold it.
               { guard: 'foldsInput', target: 'folding', actions: 'recordDetach' },
               // Otherwise prepare is a skip (aborted: sealing records ABORTED_BEFORE_DISPATCH).
@@ -114,6 +131,8 @@ export const toolCallMachine = toolCallSetup.createMachine({
       always: [
         { guard: 'hasResult', target: 'settled' },
         { guard: 'isAborted', target: 'settled', actions: 'settleAbortedBeforeDispatch' },
+        { guard: { type: 'resumesAs', params: { as: 'parked' } }, target: 'parked' },
+        { guard: { type: 'resumesAs', params: { as: 'held' } }, target: 'held' },
         {
           guard: { type: 'seamIsEmpty', params: { seam: 'tools/pre-execute' } },
           target: 'guards',
@@ -172,6 +191,12 @@ export const toolCallMachine = toolCallSetup.createMachine({
         },
         'approval.done': [
           { guard: { type: 'approvalIs', params: { kind: 'granted' } }, target: 'guards' },
+          // Someone answers later: the batch records the request and may suspend the turn.
+          {
+            guard: { type: 'approvalIs', params: { kind: 'deferred' } },
+            target: 'parked.waiting',
+            actions: ['recordDeferral', 'markPrepared', 'reportParked'],
+          },
           {
             guard: { type: 'approvalIs', params: { kind: 'aborted' } },
             target: 'settled',
@@ -180,6 +205,65 @@ export const toolCallMachine = toolCallSetup.createMachine({
           { target: 'settled', actions: 'settleDenial' },
         ],
         'approval.error': { target: 'settled', actions: 'settlePipelineError' },
+      },
+    },
+    // Deferred: waits for an answer recorded in the log; only a resumed turn brings it (approvals.md).
+    parked: {
+      on: {
+        ABORT: {
+          guard: 'isLive',
+          target: 'settled',
+          actions: ['markAborted', 'startCancelGrace', 'abortCall', 'settleAbortedBeforeDispatch'],
+        },
+      },
+      initial: 'answered',
+      states: {
+        // Re-entered from the log with its answer: allowed goes on to guards, any other answer is a denial.
+        answered: {
+          always: [
+            {
+              guard: { type: 'parkedAnswerIs', params: { allows: false } },
+              target: '#toolCall.settled',
+              actions: 'settleParkedDenial',
+            },
+            // The grant is consumed here: from now on the call runs as any other (and is held like any other).
+            {
+              guard: { type: 'parkedAnswerIs', params: { allows: true } },
+              target: '#toolCall.guards',
+              actions: 'clearResume',
+            },
+            { target: 'waiting', actions: ['markPrepared', 'reportParked'] },
+          ],
+        },
+        waiting: {},
+      },
+    },
+    // Allowed, but an earlier call of the batch is parked: waits before guards for the resume.
+    held: {
+      on: {
+        ABORT: {
+          guard: 'isLive',
+          target: 'settled',
+          actions: ['markAborted', 'startCancelGrace', 'abortCall', 'settleAbortedBeforeDispatch'],
+        },
+      },
+      initial: 'entering',
+      states: {
+        entering: {
+          always: [
+            // Re-entered from the log: judged again from pre-execute (policy is evaluated when a call runs).
+            {
+              guard: { type: 'resumesAs', params: { as: 'held' } },
+              target: '#toolCall.preExecute',
+              actions: 'clearResume',
+            },
+            {
+              target: 'waiting',
+              actions: ['markPrepared', { type: 'reportToBatch', params: { report: 'HELD' } }],
+            },
+          ],
+        },
+        waiting: {},
       },
     },
     guards: {
@@ -194,6 +278,7 @@ export const toolCallMachine = toolCallSetup.createMachine({
       states: {
         checking: {
           always: [
+            { guard: 'dispatchHeld', target: '#toolCall.held' },
             { guard: { type: 'seamIsEmpty', params: { seam: 'guard' } }, target: '#toolCall.dispatching' },
             { target: 'deciding' },
           ],

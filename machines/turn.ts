@@ -64,8 +64,12 @@ const flushStepFifo = ['appendStepFifo', 'clearStepFifo'] as const;
 export const turnMachine = turnSetup.createMachine({
   id: 'turn',
   context: ({ input }) => initialTurnContext(input),
-  initial: 'opening',
+  initial: 'entering',
   states: {
+    // A turn re-entered from the log starts in its step's `suspended` state and never writes turn/start again.
+    entering: {
+      always: [{ guard: 'resumes', target: '#turn.open.step.suspended.resuming' }, 'opening'],
+    },
     opening: {
       // From turn/start on, turn/end is owed; the append confirms itself with TURN_OPENED.
       // No STEER/INJECT/CANCEL here: the turn leaves `opening` before start() returns, so none can arrive.
@@ -241,6 +245,8 @@ export const turnMachine = turnSetup.createMachine({
                 },
                 tools: {
                   initial: 'running',
+                  // A resume is used once: by the batch it re-entered.
+                  exit: 'clearResume',
                   invoke: {
                     id: 'toolBatch',
                     src: 'toolBatch',
@@ -248,6 +254,15 @@ export const turnMachine = turnSetup.createMachine({
                     onDone: [
                       // An append of the batch failed: like a failed append of the turn, plus the repair.
                       { guard: 'batchFailed', ...repairBatch },
+                      // Every call left waits for an answer: the step suspends with its FIFO held.
+                      {
+                        guard: 'batchSuspended',
+                        target: '#turn.open.step.suspended',
+                        actions: {
+                          type: 'appendTurnSuspended',
+                          params: ({ event }) => ({ output: event.output }),
+                        },
+                      },
                       { target: '#turn.open.step.postBatchSteering', actions: flushStepFifo },
                     ],
                     // The batch died: the same repair, then close the step and the turn with `error`.
@@ -285,6 +300,41 @@ export const turnMachine = turnSetup.createMachine({
                       },
                     },
                   },
+                },
+              },
+            },
+            // Waiting for answers to deferred approvals (approvals.md). The agent stops the turn here; a later
+            // agent, in this process or another, starts a new turn actor in `resuming` from the log.
+            suspended: {
+              initial: 'waiting',
+              states: {
+                waiting: {
+                  always: bail,
+                  entry: 'notifySuspended',
+                  on: {
+                    // Held for the resume: nothing of the step may be written now.
+                    INJECT: {
+                      actions: {
+                        type: 'appendHeldContext',
+                        params: ({ event }) => ({ injection: event.injection }),
+                      },
+                    },
+                    CANCEL: {},
+                  },
+                },
+                resuming: {
+                  always: [
+                    // A cancel of the suspension: the batch re-enters aborted and the turn ends `aborted`.
+                    {
+                      guard: 'resumeCancels',
+                      target: '#turn.open.step.inFlight.tools',
+                      actions: 'takeResume',
+                    },
+                    {
+                      target: '#turn.open.step.inFlight.tools',
+                      actions: ['takeResume', 'appendTurnResumed'],
+                    },
+                  ],
                 },
               },
             },

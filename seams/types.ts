@@ -6,6 +6,7 @@ import type {
   ContentBlock,
   ContinuationDecision,
   ContinuationStop,
+  CoreEventData,
   Failure,
   HookContext,
   JsonObject,
@@ -25,7 +26,7 @@ import type {
 import type { SeamListenerError } from './errors.js';
 
 /** `failed`: the session store failed a write or fsync; the agent takes nothing more (see storage.md). */
-export type AgentStatus = 'idle' | 'running' | 'disposed' | 'failed';
+export type AgentStatus = 'idle' | 'running' | 'suspended' | 'disposed' | 'failed';
 export type CancelCause = { kind: 'user' } | { kind: 'parent' } | { kind: 'disposed' };
 
 export interface DeliveryOptions {
@@ -235,6 +236,18 @@ export interface SeamMap {
   'agent/cancel-requested': {
     mode: 'notify';
     ctx: { readonly agentId: string; readonly cause: CancelCause };
+    result: void;
+  };
+  /** A deferred approval was recorded (`approval/requested`): tell a person it waits for them. */
+  'agent/approval-requested': {
+    mode: 'notify';
+    ctx: { readonly agentId: string; readonly request: CoreEventData<'approval/requested'> };
+    result: void;
+  };
+  /** A deferred approval was answered (`approval/resolved`), by a person, an expiry or a cancel. */
+  'agent/approval-resolved': {
+    mode: 'notify';
+    ctx: { readonly agentId: string; readonly resolution: CoreEventData<'approval/resolved'> };
     result: void;
   };
   'agent/error': {

@@ -1,4 +1,24 @@
 // The session folder's only public face.
+export type {
+  ApprovalAnswerInput,
+  ApprovalErrorCode,
+  ApprovalPlan,
+  ApprovalRecord,
+  ResumePoint,
+  ResumeSlot,
+  Suspension,
+} from './approvals/index.js';
+export {
+  ApprovalError,
+  approvalRecords,
+  cancelledApprovals,
+  expiredApprovals,
+  findResumePoint,
+  findSuspension,
+  hashArguments,
+  nextRequestId,
+  planApprovalAnswer,
+} from './approvals/index.js';
 export type { LogEventDefinition } from './defineLogEvent.js';
 export { defineLogEvent } from './defineLogEvent.js';
 export type {

@@ -5,6 +5,7 @@ import type {
   ToolCallBlock,
   TurnEndReason,
 } from '../kernel/index.js';
+import { findSuspension } from './approvals/suspension.js';
 import { sumUsage } from './usage.js';
 
 /** Where the log was open when it stopped: the turn and its last step (0 before step 1). */
@@ -27,11 +28,13 @@ export interface RepairResult {
   readonly repairs: readonly string[];
 }
 
+const PARKED_MESSAGE = 'The session stopped while this tool call waited for approval; it never ran.';
+
 const DEFAULT_MESSAGE =
   'The session stopped before this tool call recorded a result; its outcome is unknown.';
 
 /**
- * Closes whatever the log left open: gives every started or announced tool call of the open step a
+ * Closes whatever the log left open (a turn suspended on deferred approvals is left as it is): gives every started or announced tool call of the open step a
  * `TOOL_OUTCOME_UNKNOWN` result, closes the step, then closes the turn.
  * Pure: returns the events to append; used by crash repair on load and by a parent closing a dead child's turn.
  * @param events the log so far (validated events, seq order)
@@ -42,7 +45,8 @@ const DEFAULT_MESSAGE =
  */
 export function repairEvents(events: readonly LogEvent[], options: RepairOptions = {}): RepairResult {
   const open = findOpenTurn(events);
-  if (open === undefined) return { events: [], repairs: [] };
+  // A suspended turn is not a crash: it stays open on disk until an agent resumes it (approvals.md).
+  if (open === undefined || findSuspension(events) !== undefined) return { events: [], repairs: [] };
   const drafts: CoreEventDraft[] = [];
   const repairs: string[] = [];
   const { turn } = open;
@@ -53,6 +57,8 @@ export function repairEvents(events: readonly LogEvent[], options: RepairOptions
     const stepEvents = events.slice(from);
     const calls = new Map<string, CoreEventData<'tool/call'>>();
     const results = new Set<string>();
+    // Calls waiting on a deferred approval nobody granted: provably never dispatched.
+    const parked = new Map<string, string>();
     let blocks: ToolCallBlock[] = [];
     for (const event of stepEvents) {
       if (event.type === 'assistant/message') {
@@ -63,19 +69,39 @@ export function repairEvents(events: readonly LogEvent[], options: RepairOptions
         calls.set(data.callId, data);
       } else if (event.type === 'tool/result') {
         results.add((event.data as CoreEventData<'tool/result'>).callId);
+      } else if (event.type === 'approval/requested') {
+        const data = event.data as CoreEventData<'approval/requested'>;
+        parked.set(data.callId, data.requestId);
+      } else if (event.type === 'approval/resolved') {
+        const data = event.data as CoreEventData<'approval/resolved'>;
+        if (data.outcome !== 'allowed-once') continue;
+        for (const [callId, requestId] of parked) if (requestId === data.requestId) parked.delete(callId);
       }
     }
-    const unknownResult = (callId: string): CoreEventDraft => ({
-      type: 'tool/result',
-      data: {
-        turn,
-        step,
-        callId,
-        content: [{ type: 'text', text: message }],
-        isError: true,
-        error: { code: 'TOOL_OUTCOME_UNKNOWN', message },
-      },
-    });
+    const unknownResult = (callId: string): CoreEventDraft =>
+      parked.has(callId)
+        ? {
+            type: 'tool/result',
+            data: {
+              turn,
+              step,
+              callId,
+              content: [{ type: 'text', text: PARKED_MESSAGE }],
+              isError: true,
+              error: { code: 'ABORTED_BEFORE_DISPATCH', message: PARKED_MESSAGE },
+            },
+          }
+        : {
+            type: 'tool/result',
+            data: {
+              turn,
+              step,
+              callId,
+              content: [{ type: 'text', text: message }],
+              isError: true,
+              error: { code: 'TOOL_OUTCOME_UNKNOWN', message },
+            },
+          };
     // Model order first, so the synthetic results keep the order invariant 5 asks for.
     for (const block of blocks) {
       if (results.has(block.id)) continue;

@@ -46,6 +46,8 @@ export interface RunPathServices<TLog = undefined> {
   readonly beforeStep?: (event: EventObject, index: number) => void | Promise<void>;
   /** The event actually sent for a step (e.g. a fresh item id per delivery, so a ledger can pair them). */
   readonly prepareEvent?: (event: EventObject, index: number) => EventObject;
+  /** The event actually sent at quiescence (e.g. a stubbed call's end that matches what the run did). */
+  readonly prepareQuiesceEvent?: (event: EventObject) => EventObject;
   /** Runs after the actor is created and before it starts: open live handles in its system (`liveHandlesOf`). */
   readonly prepare?: (actor: Actor<AnyStateMachine>) => void;
   /**
@@ -276,7 +278,8 @@ async function quiesce(
     );
     if (index !== -1) {
       sent.add(index);
-      actor.send(services.quiesce![index]!);
+      const event = services.quiesce![index]!;
+      actor.send(services.prepareQuiesceEvent ? services.prepareQuiesceEvent(event) : event);
       await new Promise((resolve) => setImmediate(resolve));
       continue;
     }

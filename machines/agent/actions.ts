@@ -15,6 +15,7 @@ import {
 import { sendToLive } from '../runtime/sendToLiveChild.js';
 import type { ServicesResolver } from '../runtime/systemServices.js';
 import type { TurnOutput } from '../turn/types.js';
+import { appendHeldContext } from './resume.js';
 import type { AgentContext, AgentEvent, AgentMachineServices } from './types.js';
 
 interface Args {
@@ -63,6 +64,7 @@ export interface AgentActionImplementations {
   recordDiscard: Effect<{ ids: readonly string[]; cause: InboxDiscardCause }>;
   recordTurnDiscards: Effect<{ output: TurnOutput }>;
   writeInjectionTurn: Effect<{ injection: Injection }>;
+  appendHeldContext: Effect<{ injection: Injection }>;
   writeHeldInjections: Effect;
   closeTurnScope: Effect;
   repairTurn: Effect<{ error: unknown }>;
@@ -200,6 +202,9 @@ export function createAgentActions(
     ),
     writeInjectionTurn: contained('inject', ({ self, services }, params: { injection: Injection }) => {
       writeInjectionTurn(services, params.injection, self);
+    }),
+    appendHeldContext: contained('inject', ({ services }, params: { injection: Injection }) => {
+      appendHeldContext(services, params.injection);
     }),
     writeHeldInjections: contained('inject', ({ context, self, services }) => {
       for (const injection of context.held) writeInjectionTurn(services, injection, self);

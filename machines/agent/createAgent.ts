@@ -3,6 +3,7 @@ import { type Actor, toPromise } from 'xstate';
 import type {
   AgentLogView,
   ContentBlock,
+  CoreEventData,
   JsonValue,
   LogEvent,
   MessageSource,
@@ -15,6 +16,8 @@ import type { AgentEnvironment, AgentHandle, CancelCause, DeliveryOptions } from
 import {
   createSessionLog,
   eventLineBytes,
+  expiredApprovals,
+  findSuspension,
   lastMessageNumber,
   memoryStore,
   pendingInboxItems,
@@ -32,16 +35,27 @@ import {
 import { createReportingScope } from '../runtime/reportingScope.js';
 import type { TurnMachineServices } from '../runtime/services.js';
 import { createActorWithServices } from '../runtime/systemServices.js';
+import {
+  type ApprovalDesk,
+  createApprovalDesk,
+  type PendingApproval,
+  type ResolveApprovalOptions,
+} from './approvalDesk.js';
 import { createBudgetedReporter } from './errorBudget.js';
 import { AgentLog, LiveAgent } from './handle.js';
 import type { createAgentLogic } from './logic.js';
 import { sharedAgentLogic } from './logic.js';
 import { type AgentOptions, type ResolvedAgentOptions, resolveAgentOptions } from './options.js';
+import { suspendedSteering } from './resume.js';
 import { type AgentStreamItem, type AgentStreamOptions, createAgentStream } from './stream.js';
 import type { AgentEvent, AgentMachineServices } from './types.js';
 
+export type { PendingApproval, ResolveApprovalOptions } from './approvalDesk.js';
 export type { AgentOptions } from './options.js';
 export type { AgentStreamItem, AgentStreamOptions } from './stream.js';
+
+/** What `resolveApproval` recorded (`approval/resolved`). */
+export type ApprovalResolution = CoreEventData<'approval/resolved'>;
 
 /** The handle `createAgent` returns: the seam-facing `AgentHandle` plus lifecycle and inspection. */
 export interface Agent extends AgentHandle {
@@ -58,6 +72,13 @@ export interface Agent extends AgentHandle {
   stream(options?: AgentStreamOptions): AsyncIterableIterator<AgentStreamItem>;
   /** Token usage of the whole session, summed from `assistant/message.usage` (resumed turns too). */
   readonly usage: UsageTotal;
+  /** The pending deferred approvals of the suspended turn, from the log (expired ones are answered `expired` first). */
+  approvals(): PendingApproval[];
+  /**
+   * Answers a pending deferred approval: appends `approval/resolved` and resolves once it is durable; when none is
+   * pending any more the turn resumes. A refused answer rejects with an `ApprovalError` and writes nothing.
+   */
+  resolveApproval(requestId: string, answer: ResolveApprovalOptions): Promise<ApprovalResolution>;
   /**
    * Idempotent: cancels an open turn, resolves after the last flush and closes the store (releasing its lock).
    * Pending items are kept in the log for a resume (`keepInbox`, the default with a file store) or discarded
@@ -133,13 +154,38 @@ export function createAgent(rawOptions: AgentOptions): Agent {
   let disposal: Promise<void> | undefined;
   // Ids are unique across the session's life: a resume continues after the log's highest.
   let nextMessage = lastMessageNumber(store.initialEvents);
-  const resumed = resumedItems(store.initialEvents, options.resumePending);
+  // A suspended session: requests that expired while no agent ran are answered now (approvals.md).
+  for (const data of expiredApprovals(log.events, new Date())) log.appendCore('approval/resolved', data);
+  const suspension = findSuspension(log.events);
+  const resumed = resumedItems(log.events, options.resumePending);
+  // Tell a person (a server's listener) about requests and answers as they are recorded.
+  log.subscribe((event) => notifyApproval(event));
+  const notifyApproval = (event: LogEvent): void => {
+    if (event.type === 'approval/requested')
+      seams.notify(
+        Seam.approvalRequested,
+        { agentId, request: event.data as CoreEventData<'approval/requested'> },
+        containedScope,
+      );
+    else if (event.type === 'approval/resolved')
+      seams.notify(
+        Seam.approvalResolved,
+        { agentId, resolution: event.data as CoreEventData<'approval/resolved'> },
+        containedScope,
+      );
+  };
   const callerIds = acceptedCallerIds(store.initialEvents);
   // Wakes an agent that sits still (idle, or waiting on a tool body); a moving one sees the latch in its guard.
   log.onStoreFailure((error) =>
     send({ type: 'STORE_FAILED', failure: { code: error.code, message: error.message } }),
   );
   const usage = createUsageCounter();
+  const desk: ApprovalDesk = createApprovalDesk({
+    agentId,
+    log,
+    status: () => agent.status,
+    resume: () => send({ type: 'RESUME' }),
+  });
   // A dead actor (error or stopped) takes no events: sending would only warn and drop them.
   const isLive = (): boolean => actor?.getSnapshot().status === 'active';
   const send = (event: AgentEvent): void => {
@@ -251,6 +297,8 @@ export function createAgent(rawOptions: AgentOptions): Agent {
         send({ type: 'CANCEL', cause: { kind: cause.kind }, keepInbox: opts.keepInbox === true });
       },
       whenIdle: () => (actor ? waitUntilIdle(actor) : Promise.resolve()),
+      approvals: () => desk.approvals(),
+      resolveApproval: (requestId, answer) => desk.resolveApproval(requestId, answer),
       stream: (streamOptions) =>
         createAgentStream({ agentId, seams, log: logView, status: () => agent.status }, streamOptions),
       dispose(disposeOptions: { keepInbox?: boolean } = {}) {
@@ -313,6 +361,8 @@ export function createAgent(rawOptions: AgentOptions): Agent {
       source: store.initialEvents.length > 0 ? 'resume' : 'startup',
       sessionStartPresent: seams.snapshot(agentId).has(Seam.sessionStart),
       resumed,
+      suspension:
+        suspension === undefined ? 'none' : suspension.pending.length === 0 ? 'answered' : 'waiting',
     },
     ...(options.inspect === undefined ? {} : { inspect: options.inspect }),
   });
@@ -352,24 +402,31 @@ function refuseOversizedInjection(injection: Injection, maxLineBytes: number): v
     );
 }
 
-/** What a resume re-queues: accepted items the log never ran, as messages; they wake the agent only with `'run'`. */
+/**
+ * What a resume re-queues: accepted items the log never ran, as messages; they wake the agent only with `'run'`.
+ * Steering a suspended turn still owes its next step stays with that turn.
+ */
 function resumedItems(events: Agent['log']['events'], mode: 'queue' | 'run'): InboxItem[] {
-  return pendingInboxItems(events).map(({ accepted }) =>
-    freezeJson({
-      id: accepted.id,
-      content: accepted.content,
-      source: accepted.source,
-      contexts: accepted.contexts ?? [],
-      ...(accepted.meta === undefined ? {} : { meta: accepted.meta }),
-      wakeup: mode === 'run',
-    }),
-  );
+  const suspension = findSuspension(events);
+  const owed = new Set(suspension ? suspendedSteering(events, suspension).map((item) => item.id) : []);
+  return pendingInboxItems(events)
+    .filter(({ accepted }) => !owed.has(accepted.id))
+    .map(({ accepted }) =>
+      freezeJson({
+        id: accepted.id,
+        content: accepted.content,
+        source: accepted.source,
+        contexts: accepted.contexts ?? [],
+        ...(accepted.meta === undefined ? {} : { meta: accepted.meta }),
+        wakeup: mode === 'run',
+      }),
+    );
 }
 
 /** Resolves when the actor sits in `idle` (no waking item queued) or has finished. */
 function waitUntilIdle(actor: Agent['actor']): Promise<void> {
   const settled = (snapshot: ReturnType<Agent['actor']['getSnapshot']>): boolean =>
-    snapshot.status !== 'active' || snapshot.matches('idle');
+    snapshot.status !== 'active' || snapshot.matches('idle') || snapshot.matches('suspended');
   if (settled(actor.getSnapshot())) return Promise.resolve();
   return new Promise((resolve) => {
     const subscription = actor.subscribe({

@@ -31,6 +31,9 @@ const external: AgentEvent[] = [
   { type: 'DISPOSE', keepInbox: false },
   { type: 'STORE_FAILED', failure: { code: 'WRITE_FAILED', message: 'disk full' } },
   { type: 'TURN_CLOSED' },
+  // The turn suspended on deferred approvals; every request of it answered (approvals.md).
+  { type: 'TURN_SUSPENDED' },
+  { type: 'RESUME' },
 ];
 
 /**

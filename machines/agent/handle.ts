@@ -26,6 +26,8 @@ export class LiveAgent implements Agent {
   readonly whenIdle: Agent['whenIdle'];
   readonly stream: Agent['stream'];
   readonly dispose: Agent['dispose'];
+  readonly approvals: Agent['approvals'];
+  readonly resolveApproval: Agent['resolveApproval'];
   readonly #read: LiveAgentReaders;
 
   constructor(fields: Omit<Agent, 'status' | 'actor' | 'usage'>, read: LiveAgentReaders) {
@@ -41,6 +43,8 @@ export class LiveAgent implements Agent {
     this.whenIdle = fields.whenIdle;
     this.stream = fields.stream;
     this.dispose = fields.dispose;
+    this.approvals = fields.approvals;
+    this.resolveApproval = fields.resolveApproval;
     this.#read = read;
   }
 

@@ -5,6 +5,7 @@ import { fixedServices, once, type ServicesResolver, servicesOfSystem } from '..
 import { provideTurnLogic } from '../turn/logic.js';
 import { createAgentActions } from './actions.js';
 import { createAgentActors, openTurnInput } from './actors.js';
+import { openResumeInput, type SuspensionCancel } from './resume.js';
 import type { AgentMachineServices } from './types.js';
 
 /**
@@ -24,6 +25,12 @@ export function provideAgentLogic(servicesOf: ServicesResolver<AgentMachineServi
           ? openTurnInput(servicesOf({ system }), liveHandlesOf(system).scopes, item)
           : null;
         enqueue.assign({ current });
+      }),
+      // The resumed turn's input, read from the log; a cancel answers the pending requests `cancelled` first.
+      openResumeScope: enqueueActions(({ system, enqueue }, params) => {
+        const { cancel } = params as { cancel: SuspensionCancel | null };
+        const current = openResumeInput(servicesOf({ system }), liveHandlesOf(system).scopes, cancel);
+        enqueue.assign({ current, suspension: 'none' });
       }),
     },
     delays: { sessionStartTimeout: ({ system }) => servicesOf({ system }).sessionStartTimeoutMs },

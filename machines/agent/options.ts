@@ -15,8 +15,11 @@ export interface AgentOptions {
   id?: string;
   /** Where the log goes; `memoryStore()` when absent. A store with earlier events resumes the session. */
   store?: SessionStore;
-  /** Answers `ask` decisions; the registry's channel (`seams.setApproval`) when absent. */
-  approval?: ApprovalChannel;
+  /**
+   * Answers `ask` decisions; the registry's channel (`seams.setApproval`) when absent. `'defer'` defers every
+   * ask (someone answers later with `resolveApproval`); it needs a store that outlives the process.
+   */
+  approval?: ApprovalChannel | 'defer';
   /** Rolling pool size of a parallel tool group (default 10). */
   maxParallelToolCalls?: number;
   /** How long a cancelled tool body and the post-cancel `agent/post-step` may take (default 5000 ms). */
@@ -65,6 +68,11 @@ export interface ResolvedAgentOptions {
   readonly inspect: ((event: InspectionEvent) => void) | undefined;
   readonly resumePending: 'queue' | 'run';
 }
+
+/** The channel of `approval: 'defer'`: every ask waits for a later answer (approvals.md). */
+const deferEveryAsk: ApprovalChannel = Object.freeze({
+  request: async () => ({ outcome: 'deferred' as const }),
+});
 
 export const agentDefaults = Object.freeze({
   maxParallelToolCalls: 10,
@@ -131,8 +139,22 @@ export function resolveAgentOptions(rawOptions: unknown): ResolvedAgentOptions {
   if (options.store !== undefined && !hasMethods(options.store, ['write', 'flush', 'close'])) {
     fail('store', 'a session store (memoryStore(), createJsonlStore() or openJsonlStore())', options.store);
   }
-  if (options.approval !== undefined && !hasMethods(options.approval, ['request'])) {
-    fail('approval', 'an approval channel with a request() method', options.approval);
+  if (options.approval === 'defer' && (options.store === undefined || options.store.durable !== true)) {
+    throw new TypeError(
+      "Expected the `store` option of createAgent() to outlive the process with `approval: 'defer'` " +
+        '(a deferred approval is answered later, maybe by another process), got ' +
+        (options.store === undefined
+          ? 'no store (memoryStore)'
+          : 'a store that keeps nothing (memoryStore)') +
+        '; use createJsonlStore() or openJsonlStore()',
+    );
+  }
+  if (
+    options.approval !== undefined &&
+    options.approval !== 'defer' &&
+    !hasMethods(options.approval, ['request'])
+  ) {
+    fail('approval', "an approval channel with a request() method, or 'defer'", options.approval);
   }
   if (options.cwd !== undefined && (typeof options.cwd !== 'string' || options.cwd === '')) {
     fail('cwd', 'a non-empty string', options.cwd);
@@ -160,7 +182,7 @@ export function resolveAgentOptions(rawOptions: unknown): ResolvedAgentOptions {
     model: options.model,
     id: options.id,
     store: options.store,
-    approval: options.approval,
+    approval: options.approval === 'defer' ? deferEveryAsk : options.approval,
     maxParallelToolCalls: integer(options, 'maxParallelToolCalls', 1),
     cancelGraceMs: integer(options, 'cancelGraceMs', 0),
     sessionStartTimeoutMs: integer(options, 'sessionStartTimeoutMs', 0),

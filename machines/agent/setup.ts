@@ -58,6 +58,10 @@ export const agentSetup = setup({
     recordDiscard: (_, _params: { ids: readonly string[]; cause: InboxDiscardCause }) => {},
     recordTurnDiscards: (_, _params: { output: TurnOutput }) => {},
     writeInjectionTurn: (_, _params: { injection: Injection }) => {},
+    // While suspended, an inject() joins the suspended step's held contexts (`turn/held-context`).
+    appendHeldContext: (_, _params: { injection: Injection }) => {},
+    // Once provided, opens the resume's run scope and reads its input from the log (a cancel answers `cancelled` first).
+    openResumeScope: (_, _params: { cancel: { cause: CancelCause; keepInbox: boolean } | null }) => {},
     writeHeldInjections: noop,
     closeTurnScope: noop,
     repairTurn: (_, _params: { error: unknown }) => {},
@@ -92,6 +96,21 @@ export const agentSetup = setup({
     ),
     markDiscardLeftover: assign({ discardLeftover: true }),
     markDisposing: assign({ disposing: true }),
+    // A disposal that drops the inbox drops the steering the suspended turn was holding too.
+    dropSuspendedSteering: assign(({ context }, params: { keepInbox: boolean }) =>
+      params.keepInbox
+        ? {}
+        : {
+            pendingDiscard: [
+              ...context.pendingDiscard,
+              ...context.turnSteering.map((id) => ({ id, steering: true })),
+            ],
+            turnSteering: [],
+          },
+    ),
+    setSuspension: assign({
+      suspension: (_, params: { suspension: AgentContext['suspension'] }) => params.suspension,
+    }),
     markStoreFailed: assign({ storeFailed: (_, params: { failure: StoreFailure }) => params.failure }),
     setKeepInboxOnDispose: assign({
       keepInboxOnDispose: (_, params: { keepInbox: boolean }) => params.keepInbox,
@@ -137,6 +156,8 @@ export const agentSetup = setup({
       event.type === 'CANCEL' && !event.keepInbox && context.queued.length > 0,
     isDisposing: ({ context }) => context.disposing,
     storeFailed: ({ context }) => context.storeFailed !== null,
+    isSuspended: ({ context }) => context.suspension !== 'none',
+    suspensionAnswered: ({ context }) => context.suspension === 'answered',
   },
   delays: {
     sessionStartTimeout: 60_000,

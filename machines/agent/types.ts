@@ -12,6 +12,11 @@ export interface AgentInput {
   readonly sessionStartPresent: boolean;
   /** Items a resume re-queues from the log (announced before session start). */
   readonly resumed: readonly InboxItem[];
+  /**
+   * The log ends with a suspended turn (approvals.md): `waiting` for answers, or `answered` (every request
+   * answered while no agent ran: it resumes at once after session start).
+   */
+  readonly suspension?: 'none' | 'waiting' | 'answered';
 }
 
 /** Why the store failed, as plain data. */
@@ -21,7 +26,9 @@ export interface StoreFailure {
 }
 
 /** Plain-data context of the agent machine. */
-export interface AgentContext extends AgentInput {
+export interface AgentContext extends Omit<AgentInput, 'suspension'> {
+  /** Whether the open turn is suspended on deferred approvals (see `AgentInput.suspension`). */
+  readonly suspension: 'none' | 'waiting' | 'answered';
   /** The last announced status (the initial `idle` is never announced). */
   readonly status: AgentStatus;
   /** The inbox: followups, queued messages and steering that became messages, FIFO. */
@@ -57,6 +64,9 @@ export type AgentEvent =
   | { type: 'DISPOSE'; keepInbox: boolean }
   | { type: 'STORE_FAILED'; failure: StoreFailure }
   | { type: 'TURN_CLOSED' }
+  // The turn suspended on deferred approvals; every request of it is answered now (`resolveApproval`).
+  | { type: 'TURN_SUSPENDED' }
+  | { type: 'RESUME' }
   // Disposal's last flush settled (`startSettle`).
   | { type: 'settle.done' }
   | { type: 'settle.error'; error: unknown }

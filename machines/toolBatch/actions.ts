@@ -1,6 +1,7 @@
 import { type ActorSystem, type AnyActorRef, enqueueActions } from 'xstate';
 import type { ToolCallBlock, ToolDecidedBy, ToolResult } from '../../kernel/index.js';
 import { describeThrown } from '../../kernel/index.js';
+import { hashArguments, nextRequestId } from '../../session/index.js';
 import type { SessionLog } from '../../session/types.js';
 import { createFailureResult, describeToolCallRecord, type ToolCallRecord } from '../../tools/index.js';
 import { liveHandlesOf } from '../runtime/liveHandles.js';
@@ -11,11 +12,11 @@ import type { ServicesResolver } from '../runtime/systemServices.js';
 import { directCall as direct, takesDirectPath } from '../toolCall/direct.js';
 import type { CallRuntime } from '../toolCall/phases.js';
 import { createAbortedBeforeDispatch } from '../toolCall/rules.js';
-import type { ToolCallReport } from '../toolCall/types.js';
+import type { ParkedRequest, ToolCallReport, ToolCallResume } from '../toolCall/types.js';
 import type { toolCallMachine } from '../toolCall.js';
 import { classifyCall } from './actors.js';
-import { callIndexOf, callKeyOf } from './rules.js';
-import type { ToolBatchContext, ToolBatchEvent, ToolCallOutput } from './types.js';
+import { callIndexOf, callKeyOf, holdsDispatch } from './rules.js';
+import type { CallWait, ToolBatchContext, ToolBatchEvent, ToolCallOutput } from './types.js';
 
 type PreparedInputReport = Extract<ToolCallReport, { type: 'PREPARED_INPUT' }>;
 
@@ -107,6 +108,23 @@ export function createToolBatchActions(
   const commit = (args: EffectArgs, callId: string, result: ToolResult): void => {
     const { context, self } = args;
     recordCall(args, context.cursor);
+    // A call committed while parked unanswered was aborted: its request is answered `cancelled` first.
+    const wait = context.waiting[context.cursor];
+    if (wait?.kind === 'parked' && !wait.answered && wait.requestId !== '') {
+      const requested = requireLog(servicesOf(args)).events.findLast(
+        (event) =>
+          event.type === 'approval/requested' &&
+          (event.data as { requestId: string }).requestId === wait.requestId,
+      );
+      if (requested) {
+        requireLog(servicesOf(args)).appendCore('approval/resolved', {
+          requestId: wait.requestId,
+          outcome: 'cancelled',
+          by: 'cancel',
+          argsHash: (requested.data as { argsHash: string }).argsHash,
+        });
+      }
+    }
     const { calls } = liveHandlesOf(args.system);
     const decidedBy = calls.find(callKeyOf(context, context.cursor))?.decidedBy;
     calls.close(callKeyOf(context, context.cursor));
@@ -114,7 +132,81 @@ export function createToolBatchActions(
     self._parent?.send({ type: 'CALL_COMMITTED', callId, contexts: result.additionalContexts ?? [] });
   };
 
+  // The slot a resumed call re-enters with (a fresh call has none).
+  const resumeOf = (context: ToolBatchContext, index: number): ToolCallResume | undefined => {
+    const slot = context.resume?.[index];
+    if (slot?.kind === 'parked')
+      return {
+        as: 'parked',
+        requestId: slot.requestId,
+        answer: slot.answer === null ? null : { ...slot.answer },
+      };
+    if (slot?.kind === 'held') return { as: 'held' };
+    return undefined;
+  };
+  // The request of a call that parked: a new `approval/requested` with the sealed input, or the one it re-parked on.
+  const recordRequest = (args: EffectArgs, index: number, request: ParkedRequest): CallWait => {
+    if (request.requestId !== null)
+      return { kind: 'parked', requestId: request.requestId, answered: request.answered };
+    const { context } = args;
+    const log = requireLog(servicesOf(args));
+    const exec = liveHandlesOf(args.system).calls.find(callKeyOf(context, index))?.sealed?.exec;
+    const call = context.calls[index]!;
+    const input = exec?.arguments ?? {};
+    const requestId = nextRequestId(log.events);
+    log.appendCore('approval/requested', {
+      requestId,
+      callId: call.id,
+      turn: context.turn,
+      step: context.step,
+      tool: exec?.name ?? call.name,
+      arguments: input,
+      argsHash: hashArguments(input),
+      ...(request.reason === null ? {} : { reason: request.reason }),
+      askedBy: request.askedBy,
+      ...(request.expiresAt === null ? {} : { expiresAt: request.expiresAt }),
+    });
+    return { kind: 'parked', requestId, answered: false };
+  };
+
   return {
+    // Records `approval/requested` (a refused append fails the batch), then frees the lane.
+    recordParked: enqueueActions<
+      ToolBatchContext,
+      ToolBatchEvent,
+      unknown,
+      ToolBatchEvent,
+      never,
+      any,
+      any,
+      never,
+      any
+    >(({ context, event, self, system, enqueue }): void => {
+      const index = callIndexOf(context, event);
+      if (index === null || event.type !== 'PARKED') return;
+      let wait: CallWait;
+      try {
+        wait = recordRequest({ context, self, system }, index, event.request);
+      } catch (error) {
+        self.send({
+          type: 'INTERNAL_ERROR',
+          message: `Recording approval/requested failed: ${describeThrown(error)}`,
+        });
+        wait = { kind: 'parked', requestId: '', answered: false };
+      }
+      enqueue.assign({
+        waiting: context.waiting.map((w, i) => (i === index ? wait : w)),
+        preparing: context.preparing === index ? null : context.preparing,
+      });
+    }),
+    releaseWaitingCalls: guarded('Releasing waiting calls', (args) => {
+      const { context, system } = args;
+      const { calls } = liveHandlesOf(system);
+      for (let index = context.cursor; index < context.started; index++) {
+        steppedOf(args, index)?.stop();
+        calls.close(callKeyOf(context, index));
+      }
+    }),
     recordPreparedInput: guarded<{ report: unknown }>('Recording tool/call', (args, params) => {
       const { type: _type, callId: _callId, ...record } = params.report as PreparedInputReport;
       const index = callIndexOf(args.context, params.report);
@@ -132,7 +224,11 @@ export function createToolBatchActions(
           index,
           output: {
             mode: classifyCall(servicesOf({ system }), context.calls[index]!),
-            direct: takesDirectPath(seams),
+            // Behind a parked call, or re-entering parked or held, a call needs its chart (it may wait).
+            direct:
+              takesDirectPath(seams) &&
+              !holdsDispatch(context) &&
+              (context.resume?.[index]?.kind ?? 'notStarted') === 'notStarted',
           },
         };
       } catch (error) {
@@ -145,11 +241,15 @@ export function createToolBatchActions(
       const call = context.calls[context.started]!;
       const { scopes, calls } = liveHandlesOf(args.system);
       const runSignal = scopes.get(context.scopeKey).controller.signal;
-      calls.open(
+      // A resumed call runs with the input its `tool/call` recorded, and is not recorded again.
+      const slot = context.resume?.[context.started];
+      const recorded = slot?.kind === 'parked' || slot?.kind === 'held' ? slot.arguments : undefined;
+      const handles = calls.open(
         callKeyOf(context, context.started),
-        { callId: call.id, name: call.name, arguments: call.arguments },
+        { callId: call.id, name: call.name, arguments: recorded ?? call.arguments },
         runSignal,
       );
+      if (recorded !== undefined) handles.recorded = true;
     }),
     // The call's machine runs inside the batch, no actor: the batch holds it in the call's handles, steps
     // it with COMMIT and ABORT, and hears its end as `call.done` or `call.error`. Started while the
@@ -181,6 +281,8 @@ export function createToolBatchActions(
             batched: true,
             turn: context.turn,
             step: context.step,
+            holdDispatch: holdsDispatch(context),
+            ...(resumeOf(context, index) === undefined ? {} : { resume: resumeOf(context, index)! }),
           },
           done: (output) => sendToLive(self, { type: 'call.done', index, output: output as ToolCallOutput }),
           failed: (error) => sendToLive(self, { type: 'call.error', index, error }),
@@ -239,10 +341,13 @@ export function createToolBatchActions(
     appendAbortedPairs: guarded('Recording aborted calls', (args) => {
       const { context } = args;
       const services = servicesOf(args);
-      for (const call of context.calls.slice(context.started)) {
-        appendCall(services, context, call);
+      context.calls.forEach((call, index) => {
+        if (index < context.started) return;
+        // A call of a resumed step whose `tool/call` is in the log gets only its result.
+        const slot = context.resume?.[index];
+        if (slot?.kind !== 'parked' && slot?.kind !== 'held') appendCall(services, context, call);
         appendResult(services, context, call.id, createAbortedBeforeDispatch());
-      }
+      });
     }),
     abortStartedCalls: guarded('Aborting started calls', (args) => {
       const { context, system } = args;

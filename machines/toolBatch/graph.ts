@@ -37,6 +37,13 @@ export const graphEvents: readonly AnyEventObject[] = [
     { type: 'PREPARED_INPUT', callId: `c${index + 1}`, arguments: '{}' },
     { type: 'PREPARED', callId: `c${index + 1}` },
     { type: 'SETTLED', callId: `c${index + 1}` },
+    // A call parked on a deferred approval, or held behind one (approvals.md): both free the lane.
+    {
+      type: 'PARKED',
+      callId: `c${index + 1}`,
+      request: { requestId: null, answered: false, reason: null, askedBy: 'p', expiresAt: null },
+    },
+    { type: 'HELD', callId: `c${index + 1}` },
     { type: 'call.done', index, output: callOutput(index) },
     { type: 'call.error', index, error: { message: 'a step of the call threw' } },
     // A direct call settles with a success (and its context) or before dispatch, unreviewed.

@@ -5,9 +5,54 @@ export function inFlight(context: ToolBatchContext): number {
   return context.started - context.cursor;
 }
 
-/** Whether a call in flight was started exclusive: a barrier, nothing starts beside it. */
+/**
+ * Whether a call in flight was started exclusive: a barrier, nothing starts beside it. A parked or held
+ * call is a barrier for dispatch only: later calls may still run their policy phases (approvals.md).
+ */
 export function exclusiveInFlight(context: ToolBatchContext): boolean {
-  return context.modes.slice(context.cursor, context.started).includes('exclusive');
+  for (let index = context.cursor; index < context.started; index++) {
+    if (context.modes[index] === 'exclusive' && !context.waiting[index]) return true;
+  }
+  return false;
+}
+
+/** Whether a started call is parked on a request nobody answered yet: nothing behind it is dispatched. */
+export function holdsDispatch(context: ToolBatchContext): boolean {
+  for (let index = context.cursor; index < context.started; index++) {
+    const wait = context.waiting[index];
+    if (wait?.kind === 'parked' && !wait.answered) return true;
+  }
+  return false;
+}
+
+/**
+ * Whether the batch suspends: a call is parked unanswered, no call is in a phase (each started one is parked,
+ * held or settled behind it) and nothing more may start.
+ */
+export function shouldSuspend(context: ToolBatchContext): boolean {
+  if (context.aborted || context.failure !== null || context.preparing !== null) return false;
+  if (!holdsDispatch(context)) return false;
+  for (let index = context.cursor; index < context.started; index++) {
+    if (!context.waiting[index] && !context.settled[index]) return false;
+  }
+  return !mayStartNext(context) || (context.nextMode !== null && !nextFits(context));
+}
+
+/** What `turn/suspended` lists for a batch that suspends now. */
+export function describeSuspension(context: ToolBatchContext): {
+  pending: string[];
+  held: string[];
+  notStarted: string[];
+} {
+  const pending: string[] = [];
+  const held: string[] = [];
+  for (let index = context.cursor; index < context.started; index++) {
+    const wait = context.waiting[index];
+    if (wait?.kind === 'parked' && !wait.answered) pending.push(wait.requestId);
+    else held.push(context.calls[index]!.id);
+  }
+  const notStarted = context.calls.slice(context.started).map((call) => call.id);
+  return { pending, held, notStarted };
 }
 
 /** Whether the next call may be considered for a start: lane free, a slot free, no barrier up. */

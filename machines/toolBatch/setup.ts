@@ -1,8 +1,16 @@
 import { assign, fromCallback, setup } from 'xstate';
 import { describeThrown } from '../../kernel/index.js';
 import type { DirectSettlement } from '../toolCall/direct.js';
-import { callIndexOf, canCommitCursor, mayStartNext, nextFits } from './rules.js';
+import {
+  callIndexOf,
+  canCommitCursor,
+  describeSuspension,
+  mayStartNext,
+  nextFits,
+  shouldSuspend,
+} from './rules.js';
 import type {
+  CallWait,
   ConcurrencyMode,
   ToolBatchContext,
   ToolBatchEvent,
@@ -12,6 +20,26 @@ import type {
 
 const indexOf = (event: unknown): number => (event as { index?: number }).index ?? Number.NaN;
 const errorOf = (event: unknown): unknown => (event as { error?: unknown }).error;
+
+/** A started call that parked or is held: it no longer holds the policy lane. */
+function markWaiting(
+  context: ToolBatchContext,
+  event: unknown,
+  wait: CallWait | null,
+): Partial<ToolBatchContext> {
+  const index = callIndexOf(context, event);
+  if (index === null) return {};
+  const request = (event as { request?: { requestId: string | null; answered: boolean } }).request;
+  const next: CallWait | null = wait ?? {
+    kind: 'parked',
+    requestId: request?.requestId ?? '',
+    answered: request?.answered ?? false,
+  };
+  return {
+    waiting: context.waiting.map((w, i) => (i === index ? next : w)),
+    preparing: context.preparing === index ? null : context.preparing,
+  };
+}
 
 /** The toolBatch machine's implementations: types, actors, named actions, guards and delays. */
 export const toolBatchSetup = setup({
@@ -43,6 +71,12 @@ export const toolBatchSetup = setup({
     commitCrashed: () => {},
     appendAbortedPairs: () => {},
     abortStartedCalls: () => {},
+    // Records a parked call's `approval/requested` (or keeps the request it re-parked on); frees the lane.
+    recordParked: assign(({ context, event }) => markWaiting(context, event, null)),
+    recordHeld: assign(({ context, event }) => markWaiting(context, event, { kind: 'held' })),
+    // The calls waiting for the resume are stopped and closed: the log holds all the resume needs.
+    releaseWaitingCalls: () => {},
+    recordSuspension: assign(({ context }) => ({ suspension: describeSuspension(context) })),
     // Through the mailbox, so an INTERNAL_ERROR raised by the last commit is handled before the finish.
     requestFinish: ({ self }) => self.send({ type: 'FINISH' }),
     // Context updates (pure).
@@ -98,6 +132,7 @@ export const toolBatchSetup = setup({
     canCommitDirect: ({ context }) => canCommitCursor(context) && context.direct[context.cursor] === true,
     drainedAfterAbort: ({ context }) => context.aborted && context.cursor === context.started,
     mayStart: ({ context }) => mayStartNext(context),
+    shouldSuspend: ({ context }) => shouldSuspend(context),
     nextFits: ({ context }) => nextFits(context),
     nextFitsDirect: ({ context }) => nextFits(context) && context.nextDirect,
     isLive: ({ context }) => !context.aborted,

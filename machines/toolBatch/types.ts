@@ -1,4 +1,5 @@
 import type { HookContext, ToolCallBlock } from '../../kernel/index.js';
+import type { ResumeSlot } from '../../session/index.js';
 import type { DirectSettlement } from '../toolCall/direct.js';
 import type { ToolCallOutput, ToolCallReport } from '../toolCall/types.js';
 
@@ -9,6 +10,26 @@ export interface ToolBatchInput {
   /** The answer's tool-call blocks, model order (ids unique and non-empty: the turn checks). */
   readonly calls: readonly ToolCallBlock[];
   readonly maxParallel: number;
+  /** Re-entering a suspended step: each call's slot as the log shows it (approvals.md). */
+  readonly resume?: BatchResume;
+}
+
+/** A suspended step's calls, read from the log; `aborted` when the resume is a cancel. */
+export interface BatchResume {
+  readonly slots: readonly ResumeSlot[];
+  readonly aborted: boolean;
+}
+
+/** Why a started call waits for the turn to resume: parked on a request, or held before guards. */
+export type CallWait =
+  | { readonly kind: 'parked'; readonly requestId: string; readonly answered: boolean }
+  | { readonly kind: 'held' };
+
+/** What `turn/suspended` lists for the batch's step. */
+export interface BatchSuspension {
+  readonly pending: readonly string[];
+  readonly held: readonly string[];
+  readonly notStarted: readonly string[];
 }
 
 export type ConcurrencyMode = 'parallel' | 'exclusive';
@@ -41,6 +62,12 @@ export interface ToolBatchContext {
   readonly aborted: boolean;
   /** A side effect failed (an append): the batch finished early. */
   readonly failure: string | null;
+  /** Why each started call waits for a resume (null: it does not). */
+  readonly waiting: readonly (CallWait | null)[];
+  /** The slots of a resumed step (null for a fresh batch). */
+  readonly resume: readonly ResumeSlot[] | null;
+  /** Set when the batch suspends: what `turn/suspended` lists. */
+  readonly suspension: BatchSuspension | null;
 }
 
 export type ToolBatchEvent =
@@ -66,6 +93,8 @@ export interface CallCommittedEvent {
 
 export interface ToolBatchOutput {
   readonly aborted: boolean;
+  /** Every call left waits for an answer: the turn suspends (approvals.md). */
+  readonly suspended?: BatchSuspension;
   /** Set when an append failed and the batch stopped early (the turn repairs the log). */
   readonly error?: string;
 }

@@ -76,6 +76,8 @@ export const graphEvents: readonly AnyEventObject[] = [
   done<ApprovalOutput>('approval', { kind: 'granted' }),
   done<ApprovalOutput>('approval', { kind: 'denied', reason: 'Approval for tool "echo" was rejected' }),
   done<ApprovalOutput>('approval', { kind: 'aborted' }),
+  // Someone answers later: the call parks (approvals.md).
+  done<ApprovalOutput>('approval', { kind: 'deferred', expiresAt: null }),
   fail('approval', 'approval channel failed'),
   done<GuardsOutput>('guards', { denied: null, by: null }),
   done<GuardsOutput>('guards', { denied: 'not here', by: 'g' }),

@@ -173,7 +173,7 @@ export function createToolCallPhases(): {
 
     approval: async ({ handles: liveHandles, services, context, signal }) => {
       const { handles, exec, scope } = resolve(liveHandles, context);
-      const reason = context.askReason;
+      const { reason } = context.approval;
       // An agent-less call has a channel only if the caller passed one (tools.execute({ approval })).
       const channel = scope.approval ?? (exec.agent ? services.seams.approval : undefined);
       let missing: 'no agent' | 'no approval channel' | undefined;
@@ -211,13 +211,24 @@ export function createToolCallPhases(): {
       answeredBy ??= missing === undefined ? APPROVAL_CHANNEL : undefined;
       if (answeredBy !== undefined) handles.decidedBy.approval = answeredBy;
       if (verdict.outcome === 'allowed-once') return { kind: 'granted' };
+      // Only a call of a turn's batch can wait for a later answer: its batch suspends the turn.
+      if (verdict.outcome === 'deferred' && context.batched && context.turn !== null) {
+        return { kind: 'deferred', expiresAt: verdict.expiresAt ?? null };
+      }
+      if (verdict.outcome === 'deferred') {
+        return { kind: 'denied', reason: describeApprovalRefusal(exec.name, 'deferred outside a turn') };
+      }
       if (verdict.outcome === 'cancelled' && exec.signal.aborted) return { kind: 'aborted' };
       if (missing && verdict.outcome === 'unavailable') {
         return { kind: 'denied', reason: describeApprovalRefusal(exec.name, missing) };
       }
       return {
         kind: 'denied',
-        reason: describeApprovalRefusal(exec.name, verdict.outcome, verdict.reason),
+        reason: describeApprovalRefusal(
+          exec.name,
+          verdict.outcome as Exclude<typeof verdict.outcome, 'deferred' | 'allowed-once'>,
+          verdict.reason,
+        ),
       };
     },
 

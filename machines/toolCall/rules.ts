@@ -4,13 +4,21 @@ import { createFailureResult, ToolMessage, withContexts } from '../../tools/inde
 import type { ToolCallContext } from './types.js';
 
 /** Why an `ask` did not become a grant; the model reads it as the denial message. */
-export type ApprovalRefusal = 'rejected' | 'cancelled' | 'unavailable' | 'no approval channel' | 'no agent';
+export type ApprovalRefusal =
+  | 'rejected'
+  | 'cancelled'
+  | 'expired'
+  | 'unavailable'
+  | 'no approval channel'
+  | 'no agent'
+  | 'deferred outside a turn';
 
 /** The denial message for an approval that was not granted; it says which refusal happened. */
 export function describeApprovalRefusal(toolName: string, refusal: ApprovalRefusal, reason?: string): string {
   switch (refusal) {
     case 'rejected':
     case 'cancelled':
+    case 'expired':
       return `Approval for tool "${toolName}" was ${refusal}${reason ? `: ${reason}` : ''}`;
     case 'unavailable':
       return `Approval for tool "${toolName}" is unavailable`;
@@ -18,6 +26,8 @@ export function describeApprovalRefusal(toolName: string, refusal: ApprovalRefus
       return `Tool "${toolName}" needs approval, but there is no approval channel`;
     case 'no agent':
       return `Tool "${toolName}" needs approval, but the call has no agent to ask through (pass \`approval\` to tools.execute)`;
+    case 'deferred outside a turn':
+      return `Approval for tool "${toolName}" was deferred, but only a call of an agent's turn can wait for a later answer`;
   }
 }
 

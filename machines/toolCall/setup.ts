@@ -6,6 +6,7 @@ import {
   createAbortedBeforeDispatch,
   createDidNotStop,
   createPipelineError,
+  describeApprovalRefusal,
 } from './rules.js';
 import type {
   ApprovalOutput,
@@ -58,8 +59,25 @@ export const toolCallSetup = setup({
     // Reports to the batch (pure: sendParent), only under a batch.
     // Reports to the batch (taken only on transitions guarded by `isBatched`). Sent through `_parent`
     // at execution time, so graph traversal of a parentless machine does not resolve a missing parent.
-    reportToBatch: ({ context, self }, params: { report: ToolCallReport['type'] }) => {
+    reportToBatch: ({ context, self }, params: { report: 'PREPARED' | 'SETTLED' | 'HELD' }) => {
       self._parent?.send({ type: params.report, callId: context.callId });
+    },
+    // Tells the batch the call parked: it records `approval/requested` (or keeps the request it re-parked on).
+    reportParked: ({ context, self }) => {
+      const { resume, reason, askedBy, expiresAt } = context.approval;
+      const reparked = resume?.as === 'parked' ? resume : null;
+      const report: ToolCallReport = {
+        type: 'PARKED',
+        callId: context.callId,
+        request: {
+          requestId: reparked?.requestId ?? null,
+          answered: reparked?.answer != null,
+          reason,
+          askedBy: askedBy ?? 'default',
+          expiresAt,
+        },
+      };
+      self._parent?.send(report);
     },
     // Context updates (pure).
     markAborted: assign({ aborted: true }),
@@ -99,14 +117,35 @@ export const toolCallSetup = setup({
       skipPost: true,
     })),
     recordPreDecision: assign(({ context, event }) => {
-      const { decision } = outputOf<PreExecuteOutput>(event);
+      const { decision, decidedBy } = outputOf<PreExecuteOutput>(event);
+      const ask = decision.kind === 'ask';
       return {
         contexts: {
           pre: decision.additionalContexts ?? [],
           body: context.contexts.body,
           post: context.contexts.post,
         },
-        askReason: decision.kind === 'ask' ? (decision.reason ?? null) : null,
+        approval: {
+          ...context.approval,
+          reason: ask ? (decision.reason ?? null) : null,
+          askedBy: ask ? decidedBy : null,
+        },
+      };
+    }),
+    recordDeferral: assign(({ context, event }) => ({
+      approval: { ...context.approval, expiresAt: outputOf<{ expiresAt: string | null }>(event).expiresAt },
+    })),
+    // The call left the state it re-entered in: from now on it runs (and may park) as any call.
+    clearResume: assign(({ context }) => ({ approval: { ...context.approval, resume: null } })),
+    // A parked call's answer on resume: `rejected`, `expired` or `cancelled` is its denial.
+    settleParkedDenial: assign(({ context }) => {
+      const resume = context.approval.resume;
+      const answer = resume?.as === 'parked' ? resume.answer : null;
+      const outcome = answer?.outcome ?? 'rejected';
+      const refusal = outcome === 'expired' || outcome === 'cancelled' ? outcome : 'rejected';
+      return {
+        result: createFailureResult('DENIED', describeApprovalRefusal(context.name, refusal, answer?.reason)),
+        approval: { ...context.approval, resume: null },
       };
     }),
     settleDenial: assign({
@@ -187,6 +226,15 @@ export const toolCallSetup = setup({
     guardDenied: ({ event }) => outputOf<GuardsOutput>(event).denied !== null,
     isStandalone: ({ context }) => !context.batched,
     isBatched: ({ context }) => context.batched,
+    // An earlier call of the batch is parked: nothing behind it is dispatched before the turn resumes.
+    dispatchHeld: ({ context }) => context.approval.holdDispatch,
+    resumesAs: ({ context }, params: { as: 'parked' | 'held' }) => context.approval.resume?.as === params.as,
+    // A parked call re-entered with an answer: `allowed-once` lets it on (unless its dispatch is held).
+    parkedAnswerIs: ({ context }, params: { allows: boolean }) => {
+      const resume = context.approval.resume;
+      if (resume?.as !== 'parked' || resume.answer === null) return false;
+      return (resume.answer.outcome === 'allowed-once') === params.allows;
+    },
     wasPrepared: ({ context }) => context.prepared,
     skipsPost: ({ context }) => context.skipPost,
     hasNoFinalizer: ({ context }) => !context.hasFinalizer,

@@ -39,6 +39,33 @@ export interface ToolCallInput {
   readonly batched?: boolean;
   readonly turn?: number;
   readonly step?: number;
+  /** An earlier call of the batch is parked: this call stops before guards (`held`) instead of dispatching. */
+  readonly holdDispatch?: boolean;
+  /** Re-entering a suspended step from the log: the call starts `parked` (with its answer) or `held`. */
+  readonly resume?: ToolCallResume;
+}
+
+/** How a call of a suspended step re-enters its chart (approvals.md); its `tool/call` is in the log already. */
+export type ToolCallResume =
+  | {
+      readonly as: 'parked';
+      readonly requestId: string;
+      /** The answer recorded for the request (`null`: none yet, so it parks again). */
+      readonly answer: { readonly outcome: string; readonly reason?: string } | null;
+    }
+  | { readonly as: 'held' };
+
+/** What a call knows about asking: the reason and who asked, and how it parks or re-enters. */
+export interface CallApproval {
+  /** The `ask` decision's reason, shown to the approver. */
+  readonly reason: string | null;
+  /** The listener or hook that said `ask`. */
+  readonly askedBy: string | null;
+  /** With `deferred`: when the request expires. */
+  readonly expiresAt: string | null;
+  readonly holdDispatch: boolean;
+  /** Cleared once the call left the state it re-entered in. */
+  readonly resume: ToolCallResume | null;
 }
 
 /** Plain data only: live handles stay in the call table under `callKey`. */
@@ -70,8 +97,8 @@ export interface ToolCallContext {
   readonly skipPost: boolean;
   /** The candidate result (without contexts until `finalizing` assembles them). */
   readonly result: ToolResult | null;
-  /** The `ask` decision's reason, shown to the approver. */
-  readonly askReason: string | null;
+  /** The `ask` decision's reason and asker, and how the call parks or re-enters (approvals.md). */
+  readonly approval: CallApproval;
   /** The contexts returned so far, by phase (grouped: a context of 20 keys or more is slow to copy). */
   readonly contexts: {
     readonly pre: readonly HookContext[];
@@ -118,7 +145,20 @@ export type ToolCallEvent =
 export type ToolCallReport =
   | ({ type: 'PREPARED_INPUT'; callId: string } & ToolCallRecord)
   | { type: 'PREPARED'; callId: string }
-  | { type: 'SETTLED'; callId: string };
+  | { type: 'SETTLED'; callId: string }
+  // Both free the policy lane, as PREPARED does: the call waits for a resume (approvals.md).
+  | { type: 'PARKED'; callId: string; request: ParkedRequest }
+  | { type: 'HELD'; callId: string };
+
+/** What the batch records in `approval/requested` for a parked call (or the request it re-parked on). */
+export interface ParkedRequest {
+  /** Set when the call re-parked on a request already in the log (answered, but its dispatch is held). */
+  readonly requestId: string | null;
+  readonly answered: boolean;
+  readonly reason: string | null;
+  readonly askedBy: string;
+  readonly expiresAt: string | null;
+}
 
 export interface ToolCallOutput {
   readonly callId: string;
@@ -149,7 +189,9 @@ export type ApprovalOutput =
   | { readonly kind: 'granted' }
   | { readonly kind: 'denied'; readonly reason: string }
   /** The channel answered `cancelled` because the call itself was aborted. */
-  | { readonly kind: 'aborted' };
+  | { readonly kind: 'aborted' }
+  /** Someone will answer later: the call parks (approvals.md). */
+  | { readonly kind: 'deferred'; readonly expiresAt: string | null };
 export interface GuardsOutput {
   readonly denied: string | null;
   readonly by: string | null;

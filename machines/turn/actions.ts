@@ -16,6 +16,7 @@ import { liveHandlesOf } from '../runtime/liveHandles.js';
 import { createReportingScope } from '../runtime/reportingScope.js';
 import type { TurnMachineServices } from '../runtime/services.js';
 import type { ServicesResolver } from '../runtime/systemServices.js';
+import type { ToolBatchOutput } from '../toolBatch/types.js';
 import type { AcceptedAnswer } from './rules.js';
 import type { TurnContext, TurnEvent } from './types.js';
 
@@ -68,6 +69,9 @@ export interface TurnActionImplementations {
   repairCalls: Effect;
   appendTurnEnd: Plain;
   notifyClosed: Plain;
+  appendTurnSuspended: Effect<{ output: unknown }>;
+  appendTurnResumed: Effect;
+  appendHeldContext: Effect<{ injection: HookContext }>;
   reportFlushFailure: Plain<{ error: unknown }>;
 }
 
@@ -338,6 +342,29 @@ export function createTurnActions(servicesOf: ServicesResolver<Services>): TurnA
         services.reportError({ error: toFailure(error), origin: 'turn/end', turn: context.input.turn });
       }
     },
+    appendTurnSuspended: contained(({ context, services }, params: { output: unknown }) => {
+      const { suspended } = params.output as ToolBatchOutput;
+      if (!suspended) return;
+      services.log.appendCore('turn/suspended', {
+        turn: context.input.turn,
+        step: context.step,
+        pending: [...suspended.pending],
+        held: [...suspended.held],
+        notStarted: [...suspended.notStarted],
+        contexts: context.stepFifo.map((entry) => ({ ...entry, content: [...entry.content] })),
+      });
+    }),
+    appendTurnResumed: contained(({ context, services }) => {
+      services.log.appendCore('turn/resumed', { turn: context.input.turn, step: context.step });
+    }),
+    appendHeldContext: contained(({ context, services }, params: { injection: HookContext }) => {
+      const { content, source, meta } = params.injection;
+      services.log.appendCore('turn/held-context', {
+        turn: context.input.turn,
+        step: context.step,
+        context: { content: [...content], source, ...(meta === undefined ? {} : { meta }) },
+      });
+    }),
     notifyClosed: ({ self }: Args): void => {
       // A turn run on its own (tests, tools) has no parent to tell.
       (self as { _parent?: AnyActorRef })._parent?.send({ type: 'TURN_CLOSED' });

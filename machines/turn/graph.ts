@@ -49,6 +49,8 @@ export const graphEvents: readonly EventObject[] = Object.freeze([
   { type: 'model.error', error: { message: 'overloaded', code: 'RATE_LIMIT' } },
   doneEvent('toolBatch', { aborted: false }),
   doneEvent('toolBatch', { aborted: true }),
+  // Every call left waits for a deferred approval: the step suspends (approvals.md).
+  doneEvent('toolBatch', { aborted: false, suspended: { pending: ['a1'], held: [], notStarted: [] } }),
   // An append of the batch failed (`error` set): the turn repairs the log and closes with error.
   doneEvent('toolBatch', { aborted: false, error: 'Recording tool/result failed: disk full' }),
   errorEvent('toolBatch', { message: 'batch failed' }),

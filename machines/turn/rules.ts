@@ -140,24 +140,31 @@ export const noRetries: RequestRetries = Object.freeze({ failures: 0, lastFailur
 
 /** The turn's context when it starts: the input, step 0, empty FIFOs, nothing decided. */
 export function initialTurnContext(input: TurnInput): TurnContext {
+  const { resume } = input;
+  // A resumed turn re-enters its step (`beginStep` counts it again) with the log's steering; a cancel
+  // of the suspension drops that steering unless `keepInbox`.
+  const cancel = resume?.cancel ?? null;
+  const steering = resume === undefined ? [] : [...resume.steering];
+  const dropSteering = cancel !== null && !cancel.keepInbox;
   return {
     input,
-    step: 0,
+    step: resume === undefined ? 0 : resume.step - 1,
     stepOpen: false,
     stepFifo: [],
     thisStep: freshStep,
-    steering: [],
-    dropped: [],
+    steering: dropSteering ? [] : steering,
+    dropped: dropSteering ? steering : [],
     held: [],
     maxTokens: false,
     maxSteps: false,
-    answered: false,
+    answered: resume !== undefined,
     request: noRetries,
     failure: null,
     rejected: null,
-    cancel: null,
+    cancel: cancel?.cause ?? null,
     stop: null,
     endReason: null,
+    resume: resume ?? null,
   };
 }
 
@@ -192,7 +199,12 @@ export function modelInputOf({ context }: { context: TurnContext }): ModelInput 
 
 export function toolBatchInputOf({ context }: { context: TurnContext }): ToolBatchInput {
   const { scopeKey, turn, maxParallel } = context.input;
-  return { scopeKey, turn, step: context.step, calls: [...context.thisStep.calls], maxParallel };
+  const { resume } = context;
+  const base = { scopeKey, turn, step: context.step, calls: [...context.thisStep.calls], maxParallel };
+  // A resumed step's batch re-enters from the log's slots (aborted when the resume is a cancel).
+  return resume === null
+    ? base
+    : { ...base, resume: { slots: resume.slots, aborted: resume.cancel !== null } };
 }
 
 export function continuationInputOf({ context }: { context: TurnContext }): ContinuationInput {

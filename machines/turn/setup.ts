@@ -150,8 +150,12 @@ export const turnSetup = setup({
     }),
     recordRejected: assign({ rejected: (_, params: { reason: string }) => params.reason }),
     recordCancel: assign(({ context }, params: { cause: CancelCause; keepInbox: boolean }) => ({
-      // First cause wins, except that disposal overrides an earlier user cancel.
-      cancel: context.cancel === null || params.cause.kind === 'disposed' ? params.cause : context.cancel,
+      // First cause wins, except that disposal overrides an earlier user cancel (not the cancel that ended
+      // a suspension: that turn ends `aborted`, approvals.md).
+      cancel:
+        context.cancel === null || (params.cause.kind === 'disposed' && !context.input.resume?.cancel)
+          ? params.cause
+          : context.cancel,
       ...dropSteering(context, params.keepInbox),
     })),
     dropPendingSteering: assign(({ context }, params: { keepInbox: boolean }) =>
@@ -191,11 +195,28 @@ export const turnSetup = setup({
       steering: ({ context }) => context.steering.filter((item) => item.id !== continuationItemId(context)),
     }),
     settleReason: assign({ endReason: ({ context }) => resolveTurnEndReason(context) }),
+    // The step re-entered from the log: its answer's calls, open, its held contexts in the FIFO.
+    takeResume: assign(({ context }) => ({
+      stepOpen: true,
+      thisStep: updateStep(freshStep, { calls: context.resume?.calls ?? [] }),
+      stepFifo: [...(context.resume?.contexts ?? [])],
+    })),
+    clearResume: assign({ resume: null }),
+    appendTurnSuspended: (_, _params: { output: unknown }) => {},
+    appendTurnResumed: noop,
+    appendHeldContext: (_, _params: { injection: Injection }) => {},
+    // Tells the agent the turn suspended: it stops the turn (the log has everything a resume needs).
+    notifySuspended: ({ self }) => {
+      (self as { _parent?: AnyActorRef })._parent?.send({ type: 'TURN_SUSPENDED' });
+    },
   },
   guards: {
     seamIsEmpty: ({ context }, params: { seam: TurnSeamName }) => !context.input.seamsPresent[params.seam],
     promptBlocked: ({ event }) => outputOf<PromptDecision>(event)?.kind === 'block',
     batchFailed: ({ event }) => outputOf<ToolBatchOutput>(event)?.error !== undefined,
+    batchSuspended: ({ event }) => outputOf<ToolBatchOutput>(event)?.suspended !== undefined,
+    resumes: ({ context }) => context.resume !== null,
+    resumeCancels: ({ context }) => context.resume?.cancel != null,
     answerHasToolCalls: ({ context }) => context.thisStep.calls.length > 0,
     isCancelled: ({ context }) => context.cancel !== null,
     hasFailure: ({ context }) => context.failure !== null,

@@ -7,6 +7,7 @@ import type {
   TurnEndReason,
 } from '../../kernel/index.js';
 import type { CancelCause } from '../../seams/types.js';
+import type { ResumeSlot } from '../../session/index.js';
 import type { InboxItem, Injection } from '../runtime/inbox.js';
 import type { AcceptedAnswer } from './rules.js';
 
@@ -34,6 +35,22 @@ export interface TurnInput {
   readonly maxParallel: number;
   /** The step cap: the continuation edge back into `step` is closed at this step (`max-steps`). */
   readonly maxStepsPerTurn: number;
+  /** Re-entering a suspended turn from the log: it starts in the step's `suspended` state (approvals.md). */
+  readonly resume?: TurnResume;
+}
+
+/** Where a suspended turn goes on, all of it read from the log (`findResumePoint`). */
+export interface TurnResume {
+  readonly step: number;
+  /** The step's tool-call blocks, model order. */
+  readonly calls: readonly ToolCallBlock[];
+  readonly slots: readonly ResumeSlot[];
+  /** The step's held contexts: they land after the batch. */
+  readonly contexts: readonly HookContext[];
+  /** Steering sent while the turn was suspended (or still pending in it): for its next step. */
+  readonly steering: readonly InboxItem[];
+  /** A cancel of the suspended turn: the batch resumes aborted and the turn ends `aborted`. */
+  readonly cancel: { readonly cause: CancelCause; readonly keepInbox: boolean } | null;
 }
 
 /** A turn failure as recorded on `turn/end`. */
@@ -97,6 +114,8 @@ export interface TurnContext {
     readonly decidedBy?: string | undefined;
   } | null;
   readonly endReason: TurnEndReason | null;
+  /** The resume the turn started from, until its batch is done (then `null`). */
+  readonly resume: TurnResume | null;
 }
 
 /** What the turn's own phases send back: the step's model request and the log flush (`phases.ts`). */
@@ -110,6 +129,7 @@ export type TurnPhaseEvent =
 export type TurnEvent =
   | TurnPhaseEvent
   | { type: 'TURN_OPENED' }
+  | { type: 'TURN_SUSPENDED' }
   | { type: 'STEER'; item: InboxItem }
   | { type: 'INJECT'; injection: Injection }
   | { type: 'CANCEL'; cause: CancelCause; keepInbox: boolean }
@@ -126,6 +146,11 @@ export interface TurnOutput {
   readonly terminalStopped: boolean;
   /** Injections that arrived after `turn/end`; the agent writes them as injection turns. */
   readonly heldInjections: readonly Injection[];
+}
+
+/** Sent to the parent agent right after `turn/suspended` is appended: the agent stops the turn and suspends. */
+export interface TurnSuspendedEvent {
+  readonly type: 'TURN_SUSPENDED';
 }
 
 /** Sent to the parent agent right after `turn/end` is appended. */

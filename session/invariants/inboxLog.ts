@@ -1,6 +1,7 @@
 import type { Violation } from '../types.js';
 import { Invariant, violation } from './names.js';
 import type { CheckedLog } from './segment.js';
+import { isSuspendedTurn } from './suspendedTurn.js';
 
 interface AcceptedItem {
   readonly seq: number;
@@ -50,7 +51,8 @@ export function checkInboxLog({ entries, turns }: CheckedLog, atRest: boolean): 
       end(entry.data.itemId, entry.seq, 'drain', true);
     }
   }
-  if (atRest) {
+  // Items queued behind a suspended turn (or owed to its next step) wait for it: at rest all the same.
+  if (atRest && !isSuspendedTurn(turns.at(-1))) {
     for (const [id, item] of items) {
       if (item.wakeup && item.ended === undefined)
         report('NEVER_ENDED', item.seq, `${id} was accepted but never claimed, drained or discarded`);

@@ -1,6 +1,7 @@
 import type { LogEvent } from '../../kernel/index.js';
 import type { Violation } from '../types.js';
 import { checkActiveBatchAdjacency } from './activeBatchAdjacency.js';
+import { checkApprovalAnswers, checkApprovedBodies, checkSuspensions } from './approvalLedger.js';
 import { checkBalance } from './balance.js';
 import { checkContiguousSeq } from './contiguousSeq.js';
 import { readEntries } from './entries.js';
@@ -44,10 +45,14 @@ const predicates: readonly ((log: CheckedLog, options: CheckInvariantsOptions) =
   (log, options) => checkInboxLog(log, options.atRest === true),
   checkRewriteRecord,
   checkTurnEndTotals,
+  checkApprovalAnswers,
+  checkApprovedBodies,
+  checkSuspensions,
 ];
 
 /**
- * Checks a log at rest against the invariants of log.md (1–9 and 11–14; 10 is `checkLedger`).
+ * Checks a log at rest against the invariants of log.md (1–9 and 11–17; 10 is `checkLedger`); a log whose last
+ * turn is suspended on deferred approvals counts as at rest.
  * Violations come sorted by seq (log-wide ones, without a seq, last).
  * @param events the session log's events
  * @param options what the caller knows was accepted during steps (invariant 7); `open` for a live or failed

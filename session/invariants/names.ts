@@ -19,6 +19,10 @@ export const Invariant = {
   rewriteRecord: '13 rewrite-record',
   /** Milestone 2 (model-io.md): `max-steps.steps` and `usage` on `turn/end` agree with the turn's steps. */
   turnEndTotals: '14 turn-end-totals',
+  /** Milestone 3 (approvals.md): deferred approvals and suspended turns. */
+  approvalAnswers: '15 approval-answers',
+  approvedBodies: '16 approved-bodies',
+  suspensions: '17 suspensions',
 } as const;
 export type InvariantName = (typeof Invariant)[keyof typeof Invariant];
 

@@ -53,7 +53,7 @@ describe("each dialect reads its own client's fields", () => {
     await run.finish();
   });
 
-  it('I03 an unset ${CLAUDE_PLUGIN_ROOT} is a load error in both dialects; an exported one is used', async () => {
+  it('I03 an unset CLAUDE_PLUGIN_ROOT placeholder is a load error in both dialects; an exported one is used', async () => {
     vi.stubEnv('CLAUDE_PLUGIN_ROOT', '');
     // biome-ignore lint/suspicious/noTemplateCurlyInString: the placeholder as a config writes it
     const command = 'sh "${CLAUDE_PLUGIN_ROOT}/hooks/check.sh"';

@@ -5,7 +5,12 @@ import { ToolResultSchema } from '../../kernel/index.js';
 import { liveHandlesOf } from '../../machines/runtime/liveHandles.js';
 import { createToolCallLogic } from '../../machines/toolCall/logic.js';
 import { detachCall } from '../../machines/toolCall/phases.js';
-import { type ToolCallContext, type ToolSeamsPresent, toolSeamKeys } from '../../machines/toolCall/types.js';
+import {
+  type ToolCallContext,
+  type ToolCallInput,
+  type ToolSeamsPresent,
+  toolSeamKeys,
+} from '../../machines/toolCall/types.js';
 import { graphEvents, toolCallMachine } from '../../machines/toolCall.js';
 import { createSeams } from '../../seams/index.js';
 import {
@@ -55,23 +60,54 @@ const serializeState = (snapshot: AnyMachineSnapshot): string => {
   });
 };
 
-const runs = [false, true].flatMap((batched) =>
-  seamConfigurations(toolSeamKeys).map((config) => {
-    const input = { scopeKey: 'scope', callKey: 'call', batched };
-    const [only] = shortestSeamPaths(toolCallMachine, {
-      seamConfigs: [config],
-      input,
-      events: eventsFor(config.present),
-      serializeState,
-    });
-    return {
+/** How a batched call may start besides fresh (approvals.md): behind a parked call, or re-entering from the log. */
+const approvalStarts: readonly { readonly name: string; readonly input: Partial<ToolCallInput> }[] = [
+  { name: 'behind a parked call', input: { holdDispatch: true } },
+  {
+    name: 'resumed parked, allowed',
+    input: { resume: { as: 'parked', requestId: 'a1', answer: { outcome: 'allowed-once' } } },
+  },
+  {
+    name: 'resumed parked, rejected',
+    input: { resume: { as: 'parked', requestId: 'a1', answer: { outcome: 'rejected', reason: 'no' } } },
+  },
+  { name: 'resumed parked, unanswered', input: { resume: { as: 'parked', requestId: 'a1', answer: null } } },
+  { name: 'resumed held', input: { resume: { as: 'held' } } },
+  { name: 'resumed held, behind a parked call', input: { resume: { as: 'held' }, holdDispatch: true } },
+];
+
+const pathsOf = (config: ReturnType<typeof seamConfigurations>[number], input: ToolCallInput) => {
+  const [only] = shortestSeamPaths(toolCallMachine, {
+    seamConfigs: [config],
+    input,
+    events: eventsFor(config.present),
+    serializeState,
+  });
+  return only!.paths;
+};
+
+const runs = [
+  ...[false, true].flatMap((batched) =>
+    seamConfigurations(toolSeamKeys).map((config) => ({
       name: `${batched ? 'batched' : 'standalone'}, ${config.name}`,
       present: config.present,
       batched,
-      paths: only!.paths,
+      extra: {} as Partial<ToolCallInput>,
+      paths: pathsOf(config, { scopeKey: 'scope', callKey: 'call', batched }),
+    })),
+  ),
+  // The approval starts, batched, with every seam present (the seam axis is covered above).
+  ...approvalStarts.map(({ name, input }) => {
+    const config = seamConfigurations(toolSeamKeys)[1]!;
+    return {
+      name: `batched, ${config.name}, ${name}`,
+      present: config.present,
+      batched: true,
+      extra: input,
+      paths: pathsOf(config, { scopeKey: 'scope', callKey: 'call', batched: true, ...input }),
     };
   }),
-);
+];
 
 const echo = defineTool({
   name: 'echo',
@@ -103,6 +139,7 @@ async function executePath(
   present: Readonly<Record<string, boolean>>,
   batched: boolean,
   afterSteps?: (run: AfterSteps) => Promise<void>,
+  extra: Partial<ToolCallInput> = {},
 ) {
   const seams = createSeams({ logger: { error: () => {} } });
   if (present['tools/prepare']) seams.on('tools/prepare', () => undefined);
@@ -129,10 +166,11 @@ async function executePath(
     // The call opens its own scope and handles from its input (K02's shape).
     const run = await runPath(path, {
       logic,
-      input: { call: { callId: 'c1', name: 'echo', arguments: '{"text":"a"}' }, batched },
+      input: { call: { callId: 'c1', name: 'echo', arguments: '{"text":"a"}' }, batched, ...extra },
       stub: [],
       events: graphEvents,
-      quiesce: [{ type: 'COMMIT' }, ...phaseDefaults(eventsFor(present))],
+      // A parked or held call waits for a resume that never comes here: it is aborted last.
+      quiesce: [{ type: 'COMMIT' }, ...phaseDefaults(eventsFor(present)), { type: 'ABORT' }],
       log: notifications,
       ...(afterSteps ? { afterSteps } : {}),
     });
@@ -148,11 +186,11 @@ async function executePath(
 const visited = new Set<string>();
 
 describe('G01 toolCall: shortest paths over every seam configuration', () => {
-  for (const { name, present, batched, paths } of runs) {
+  for (const { name, present, batched, paths, extra } of runs) {
     describe(name, () => {
       for (const path of paths) {
         it(describePath(path), async () => {
-          const { run, sealed } = await executePath(path, present, batched);
+          const { run, sealed } = await executePath(path, present, batched, undefined, extra);
           for (const id of run.visitedStates) visited.add(id);
           expect(run.errors).toEqual([]);
           expect(run.snapshot.status).toBe('done');
@@ -199,12 +237,12 @@ describe('G01 toolCall: shortest paths over every seam configuration', () => {
         `still in ${JSON.stringify(run.actor.getSnapshot().value)} ${advanced} ms after ABORT and COMMIT, waiting on [${waiting.join(', ')}]`,
       );
   };
-  for (const { name, present, batched, paths } of runs) {
+  for (const { name, present, batched, paths, extra } of runs) {
     describe(`R01 ${name}: ABORT then COMMIT end the call within the grace`, () => {
       it(`${paths.length} paths`, async () => {
         const stuck: string[] = [];
         for (const path of paths) {
-          await executePath(path, present, batched, abortThenCommit(present)).catch((error: Error) =>
+          await executePath(path, present, batched, abortThenCommit(present), extra).catch((error: Error) =>
             stuck.push(`${describePath(path)}: ${error.message}`),
           );
         }

@@ -12,7 +12,7 @@ import type { InboxItem } from '../../../machines/runtime/inbox.js';
 import type { TurnInput, TurnOutput } from '../../../machines/turn/types.js';
 import { createSeams } from '../../../seams/index.js';
 import type { Seams } from '../../../seams/types.js';
-import { createSessionLog } from '../../../session/index.js';
+import { createSessionLog, findSuspension, hashArguments, nextRequestId } from '../../../session/index.js';
 import type { SessionLog } from '../../../session/types.js';
 import {
   describeEvent,
@@ -71,7 +71,55 @@ export function agentPaths() {
       resumed: [],
     }),
     serializeState: serializeAgentState,
+    filterEvents: isAgentEventReachable,
   });
+}
+
+/** A turn suspends only while it is open; RESUME comes only when every request is answered (suspended). */
+function isAgentEventReachable(snapshot: AnyMachineSnapshot, event: EventObject): boolean {
+  if (event.type === 'TURN_SUSPENDED') return snapshot.matches({ running: { inTurn: 'open' } });
+  return true;
+}
+
+const suspendedCall = { type: 'tool-call' as const, id: 'c1', name: 'echo', arguments: '{}' };
+
+/** What a turn that suspends writes: its prompt, a step whose call parked on a new request, `turn/suspended`. */
+function writeSuspendedTurn(log: SessionLog, input: TurnInput): void {
+  const { turn, item } = input;
+  const requestId = nextRequestId(log.events);
+  log.appendCore('turn/start', { turn, trigger: { kind: 'message', source: item.source } });
+  log.appendCore('user/message', { content: [...item.content], source: item.source });
+  log.appendCore('step/start', { turn, step: 1 });
+  log.appendCore('assistant/message', { turn, step: 1, content: [suspendedCall], finish: 'tool-calls' });
+  log.appendCore('tool/call', { turn, step: 1, callId: 'c1', name: 'echo', arguments: '{}' });
+  log.appendCore('approval/requested', {
+    requestId,
+    callId: 'c1',
+    turn,
+    step: 1,
+    tool: 'echo',
+    arguments: {},
+    argsHash: hashArguments({}),
+    askedBy: 'p',
+  });
+  log.appendCore('turn/suspended', {
+    turn,
+    step: 1,
+    pending: [requestId],
+    held: [],
+    notStarted: [],
+    contexts: [],
+  });
+}
+
+/** Answers every pending request of the log's suspension `allowed-once` (what makes the agent RESUME). */
+function answerSuspension(log: SessionLog): void {
+  for (const request of findSuspension(log.events)?.pending ?? [])
+    log.appendCore('approval/resolved', {
+      requestId: request.requestId,
+      outcome: 'allowed-once',
+      argsHash: request.argsHash,
+    });
 }
 
 /** A hand-picked path through the agent graph: the graph events of the given types, in order. */
@@ -126,11 +174,27 @@ function createStandInTurn(log: SessionLog, seams: Seams, notifications: Notific
       .of('agent/inbox/enqueue')
       .filter((item) => item.steering && !accounted.has(item.id));
     for (const item of received) accounted.add(item.id);
-    turnItems.push(input.item.id);
     const { turn, item } = input;
-    log.appendCore('turn/start', { turn, trigger: { kind: 'message', source: item.source } });
-    log.appendCore('user/message', { content: [...item.content], source: item.source });
-    if (kind === 'error') return undefined;
+    if (input.resume) {
+      // A resumed turn goes on in its suspended step: the call's result and the step's end.
+      const cancelled = input.resume.cancel != null;
+      if (!cancelled) log.appendCore('turn/resumed', { turn, step: 1 });
+      if (kind === 'error') return undefined;
+      log.appendCore('tool/result', {
+        turn,
+        step: 1,
+        callId: 'c1',
+        content: [{ type: 'text', text: cancelled ? 'aborted' : 'ok' }],
+        isError: cancelled,
+        ...(cancelled ? { error: { code: 'ABORTED_BEFORE_DISPATCH', message: 'aborted' } } : {}),
+      });
+      log.appendCore('step/end', { turn, step: 1 });
+    } else {
+      turnItems.push(input.item.id);
+      log.appendCore('turn/start', { turn, trigger: { kind: 'message', source: item.source } });
+      log.appendCore('user/message', { content: [...item.content], source: item.source });
+      if (kind === 'error') return undefined;
+    }
 
     const output = payload as TurnOutput;
     const continued: InboxItem[] = output.leftoverSteering.map((left) => ({
@@ -152,10 +216,17 @@ function createStandInTurn(log: SessionLog, seams: Seams, notifications: Notific
         dropped.push({ id, content, source, contexts: [], wakeup: true });
       }
     }
-    log.appendCore('turn/end', { turn, reason: output.reason });
-    return { payload: { ...output, leftoverSteering: continued, droppedSteering: dropped } };
+    // A turn resumed to cancel ends aborted (approvals.md).
+    const reason = input.resume?.cancel ? { kind: 'aborted' as const } : output.reason;
+    log.appendCore('turn/end', { turn, reason });
+    return { payload: { ...output, reason, leftoverSteering: continued, droppedSteering: dropped } };
   };
-  return { settle, turnItems };
+  // A turn that suspends writes its prompt and its suspended step when it tells the agent (TURN_SUSPENDED).
+  const suspend = (input: TurnInput): void => {
+    turnItems.push(input.item.id);
+    writeSuspendedTurn(log, input);
+  };
+  return { settle, suspend, turnItems };
 }
 
 /**
@@ -189,7 +260,18 @@ export async function executeAgentPath(
   // Disposal's last flush is the agent's own phase, not an actor: the path sends its outcome.
   const logic = createAgentLogic(services).provide({ actions: { startSettle: () => {} } });
   const standIn = createStandInTurn(log, seams, notifications);
+  let agentActor: { getSnapshot(): AnyMachineSnapshot } | undefined;
   const run = await runPath(path, {
+    prepare: (actor) => {
+      agentActor = actor;
+    },
+    // What the stubbed turn and an answerer write before the agent hears of it.
+    beforeStep: (event) => {
+      if (event.type === 'TURN_SUSPENDED') {
+        const current = (agentActor?.getSnapshot().context as AgentContext | undefined)?.current;
+        if (current) standIn.suspend(current);
+      } else if (event.type === 'RESUME') answerSuspension(log);
+    },
     logic: options.mutate ? options.mutate(logic, services) : logic,
     input,
     events: graphEvents,

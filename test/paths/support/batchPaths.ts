@@ -3,6 +3,7 @@ import type { HookContext, ToolCallBlock } from '../../../kernel/index.js';
 import { liveHandlesOf } from '../../../machines/runtime/liveHandles.js';
 import { graphContextOf } from '../../../machines/toolBatch/graph.js';
 import { createToolBatchLogic } from '../../../machines/toolBatch/logic.js';
+import { holdsDispatch } from '../../../machines/toolBatch/rules.js';
 import type {
   CallCommittedEvent,
   ToolBatchContext,
@@ -10,6 +11,7 @@ import type {
   ToolBatchOutput,
 } from '../../../machines/toolBatch/types.js';
 import { graphEvents, toolBatchMachine } from '../../../machines/toolBatch.js';
+import { createAbortedBeforeDispatch } from '../../../machines/toolCall/rules.js';
 import { createSeams } from '../../../seams/index.js';
 import { createSessionLog } from '../../../session/index.js';
 import type { AcceptedStepContexts } from '../../../session/invariants/index.js';
@@ -69,6 +71,7 @@ export function serializeBatchState(snapshot: AnyMachineSnapshot): string {
     live(c.direct),
     live(c.results).map((settled) => settled !== null),
     live(c.crashed).map((crash) => crash !== null),
+    live(c.waiting).map((wait) => wait?.kind ?? null),
     c.nextMode,
     c.nextDirect,
     c.aborted,
@@ -91,12 +94,21 @@ export function isBatchEventReachable(snapshot: AnyMachineSnapshot, event: Event
   // A direct call has no machine to report: PREPARED_INPUT, PREPARED and SETTLED come only from stepped calls.
   const reported = reportIndex(context, event);
   if (reported !== null && context.direct[reported] === true) return false;
+  // A call parks or is held only at the end of its policy phases (approvals.md): in the lane, live, once;
+  // held only behind a parked call. To keep the graph small only the first call parks (the batch treats
+  // every parked call alike; the library's V01 tests park two).
+  if (event.type === 'PARKED' || event.type === 'HELD') {
+    if (reported === null || context.preparing !== reported || context.aborted) return false;
+    if (context.settled[reported] || context.waiting[reported] !== null) return false;
+    if (event.type === 'PARKED' && reported !== 0) return false;
+    if (event.type === 'HELD' && !holdsDispatch(context)) return false;
+  }
   return snapshot.value !== 'finishing' || event.type === 'FINISH' || event.type === 'INTERNAL_ERROR';
 }
 
 /** The call a report (`PREPARED_INPUT`, `PREPARED`, `SETTLED`) names, by its id in the batch input. */
 function reportIndex(context: ToolBatchContext, event: EventObject): number | null {
-  if (event.type !== 'PREPARED_INPUT' && event.type !== 'PREPARED' && event.type !== 'SETTLED') return null;
+  if (!['PREPARED_INPUT', 'PREPARED', 'SETTLED', 'PARKED', 'HELD'].includes(event.type)) return null;
   const index = context.calls.findIndex((call) => call.id === (event as { callId?: unknown }).callId);
   return index < 0 ? null : index;
 }
@@ -128,6 +140,24 @@ export function batchPaths(configs: readonly BatchConfig[] = batchConfigs) {
 }
 
 const contextFor = (callId: string): HookContext => graphContextOf(callId);
+
+/**
+ * A stubbed call's `call.done` as the real call would end it: one parked on a request nobody granted settles
+ * `ABORTED_BEFORE_DISPATCH` (only an abort ends it), never with its body's success.
+ */
+function asParkedCallEnds(event: EventObject, log: SessionLog): EventObject {
+  if (event.type !== 'call.done') return event;
+  const { output } = event as unknown as { output: { callId: string } };
+  const requested = log.events.find(
+    (entry) =>
+      entry.type === 'approval/requested' && (entry.data as { callId: string }).callId === output.callId,
+  );
+  if (requested === undefined) return event;
+  return {
+    ...event,
+    output: { callId: output.callId, result: createAbortedBeforeDispatch() },
+  } as EventObject;
+}
 
 export interface BatchPathRun extends PathRun<SessionLog> {
   /** `CALL_COMMITTED` events the stand-in parent received, in arrival order. */
@@ -239,6 +269,9 @@ export async function executeBatchPath(
       ]),
       ...graphEvents.filter((event) => event.type === 'call.done'),
     ],
+    // A parked call that ends unanswered was aborted: its stub ends as the real call would.
+    prepareEvent: (event) => asParkedCallEnds(event, log),
+    prepareQuiesceEvent: (event) => asParkedCallEnds(event, log),
     selfSent: (event, index) => event.type === 'FINISH' || refused.has(index - 1),
     beforeStep: (_event, index) => {
       refusing = refused.has(index);
@@ -256,6 +289,18 @@ export async function executeBatchPath(
     for (const draft of repairEvents(log.events).events) {
       if (draft.type === 'tool/call' || draft.type === 'tool/result') log.appendCore(draft.type, draft.data);
     }
+  }
+  // A suspended batch: the stand-in turn records the suspension with the contexts it holds, and stays open.
+  if (output?.suspended !== undefined) {
+    log.appendCore('turn/suspended', {
+      turn,
+      step,
+      pending: [...output.suspended.pending],
+      held: [...output.suspended.held],
+      notStarted: [...output.suspended.notStarted],
+      contexts: committed.flatMap((event) => event.contexts),
+    });
+    return { ...run, committed, expected: { turn, step, contents } };
   }
   for (const event of committed) {
     for (const context of event.contexts) log.appendCore('context/message', context);

@@ -7,13 +7,14 @@ import {
   type SeamsPresent,
   type ToolBatchInput,
   type TurnContext,
+  type TurnResume,
   turnSeams,
 } from '../../../machines/turn/types.js';
 import { graphEvents, turnMachine } from '../../../machines/turn.js';
 import type { ModelAdapter } from '../../../model/types.js';
 import { createSeams } from '../../../seams/index.js';
 import type { AgentHandle } from '../../../seams/types.js';
-import { createSessionLog } from '../../../session/index.js';
+import { createSessionLog, hashArguments, nextRequestId } from '../../../session/index.js';
 import type { SessionLog } from '../../../session/types.js';
 import {
   type MachinePath,
@@ -45,6 +46,10 @@ export function serializeTurnState(snapshot: AnyMachineSnapshot): string {
 
 /** Events the real turn can receive: none from outside while its own turn/start append confirms itself. */
 export function isTurnEventReachable(snapshot: AnyMachineSnapshot, event: EventObject): boolean {
+  // A batch resumed to cancel is aborted from its start: it never suspends.
+  const { resume } = snapshot.context as TurnContext;
+  if (resume?.cancel && (event as { output?: { suspended?: unknown } }).output?.suspended !== undefined)
+    return false;
   return snapshot.value !== 'opening' || event.type === 'TURN_OPENED' || event.type === 'INTERNAL_ERROR';
 }
 
@@ -65,12 +70,85 @@ export function turnInput(present: Readonly<Record<string, boolean>>, scopeKey =
 
 /** Shortest turn paths for the `n + 2` configurations of the six turn seams. */
 export function turnPaths() {
-  return shortestSeamPaths(turnMachine, {
-    seams: turnSeams,
-    events: graphEvents,
-    inputFor: (config) => turnInput(config.present),
-    serializeState: serializeTurnState,
-    filterEvents: isTurnEventReachable,
+  return [
+    ...shortestSeamPaths(turnMachine, {
+      seams: turnSeams,
+      events: graphEvents,
+      inputFor: (config) => turnInput(config.present),
+      serializeState: serializeTurnState,
+      filterEvents: isTurnEventReachable,
+    }),
+    // A turn re-entered from the log (approvals.md), answered or cancelled; every seam present.
+    ...[null, { cause: { kind: 'user' as const }, keepInbox: false }].flatMap((cancel) =>
+      shortestSeamPaths(turnMachine, {
+        seamConfigs: [{ name: cancel ? 'resumed to cancel' : 'resumed', present: allPresent() }],
+        events: graphEvents,
+        input: { ...turnInput(allPresent()), resume: resumeOf(cancel) },
+        serializeState: serializeTurnState,
+        filterEvents: isTurnEventReachable,
+      }),
+    ),
+  ];
+}
+
+const allPresent = (): Record<string, boolean> => Object.fromEntries(turnSeams.map((seam) => [seam, true]));
+
+/** The resume of a step suspended on `a1` for call `c1` (answered allowed, unless the resume is a cancel). */
+function resumeOf(cancel: TurnResume['cancel']): TurnResume {
+  return {
+    step: 1,
+    calls: [suspendedCall],
+    slots: [
+      {
+        kind: 'parked',
+        requestId: 'a1',
+        answer: { outcome: cancel ? 'cancelled' : 'allowed-once' },
+        arguments: '{}',
+      },
+    ],
+    contexts: [],
+    steering: [],
+    cancel,
+  };
+}
+
+const suspendedCall = { type: 'tool-call' as const, id: 'c1', name: 'echo', arguments: '{}' };
+
+/** What the log holds before a resumed turn starts: turn 1 suspended in step 1 on `a1`, and its answer. */
+function writeSuspendedTurn(log: SessionLog, resume: TurnResume): void {
+  const argsHash = hashArguments({});
+  log.appendCore('turn/start', { turn: 1, trigger: { kind: 'message', source: { kind: 'user' } } });
+  log.appendCore('user/message', { content: [{ type: 'text', text: 'hello' }], source: { kind: 'user' } });
+  log.appendCore('step/start', { turn: 1, step: 1 });
+  log.appendCore('assistant/message', { turn: 1, step: 1, content: [suspendedCall], finish: 'tool-calls' });
+  writeParkedCall(log, 1, 1);
+  log.appendCore('turn/suspended', {
+    turn: 1,
+    step: 1,
+    pending: ['a1'],
+    held: [],
+    notStarted: [],
+    contexts: [],
+  });
+  const outcome = resume.cancel ? 'cancelled' : 'allowed-once';
+  log.appendCore('approval/resolved', { requestId: 'a1', outcome, argsHash });
+}
+
+/** A call `c1` that parked: its `tool/call` (unless in the log already) and a new `approval/requested`. */
+function writeParkedCall(log: SessionLog, turn: number, step: number): void {
+  const recorded = log.events.some(
+    (event) => event.type === 'tool/call' && (event.data as { step: number }).step === step,
+  );
+  if (!recorded) log.appendCore('tool/call', { turn, step, callId: 'c1', name: 'echo', arguments: '{}' });
+  log.appendCore('approval/requested', {
+    requestId: nextRequestId(log.events),
+    callId: 'c1',
+    turn,
+    step,
+    tool: 'echo',
+    arguments: {},
+    argsHash: hashArguments({}),
+    askedBy: 'p',
   });
 }
 
@@ -97,11 +175,31 @@ export function fakeAgent(log: SessionLog): AgentHandle {
 
 // The batch is a deferred stub; settling it writes what a real batch writes for its calls, so the log
 // has the tool pairs the invariants ask for (an error leaves them to the turn's own repair).
-function writeBatch(log: SessionLog, kind: 'done' | 'error', input: ToolBatchInput, aborted: boolean): void {
+function writeBatch(
+  log: SessionLog,
+  kind: 'done' | 'error',
+  input: ToolBatchInput,
+  payload: { aborted?: boolean; suspended?: unknown } | undefined,
+): void {
   if (kind === 'error') return;
-  for (const call of input.calls) {
-    const { turn, step } = input;
-    log.appendCore('tool/call', { turn, step, callId: call.id, name: call.name, arguments: call.arguments });
+  // A batch resumed to cancel is aborted from its start, whatever the path's outcome says.
+  const aborted = payload?.aborted === true || input.resume?.aborted === true;
+  const { turn, step } = input;
+  // A suspended batch recorded its call and the request it parked on (only `c1` parks in the graph).
+  if (payload?.suspended !== undefined) {
+    writeParkedCall(log, turn, step);
+    return;
+  }
+  for (const [index, call] of input.calls.entries()) {
+    // A resumed call's tool/call is in the log already.
+    if (input.resume?.slots[index]?.kind !== 'parked')
+      log.appendCore('tool/call', {
+        turn,
+        step,
+        callId: call.id,
+        name: call.name,
+        arguments: call.arguments,
+      });
     log.appendCore('tool/result', {
       turn,
       step,
@@ -131,6 +229,8 @@ export async function executeTurnPath(
   // The path's first step after the initial state is an INTERNAL_ERROR only when turn/start was refused.
   const refuseTurnStart = path.steps[1]?.event.type === 'INTERNAL_ERROR';
   const log = createSessionLog();
+  const { resume } = input as { resume?: TurnResume };
+  if (resume) writeSuspendedTurn(log, resume);
   const realAppend = log.appendCore.bind(log);
   if (refuseTurnStart) {
     log.appendCore = ((type: string, data: never) => {
@@ -176,14 +276,14 @@ export async function executeTurnPath(
     // turn/start confirms itself with TURN_OPENED (or fails with INTERNAL_ERROR): the machine sends those.
     selfSent: (event, index) => event.type === 'TURN_OPENED' || (index === 1 && refuseTurnStart),
     onSettle: ({ kind, pending, payload }) => {
-      if (pending.id === 'toolBatch') {
-        writeBatch(
-          log,
-          kind,
-          pending.input as ToolBatchInput,
-          (payload as { aborted?: boolean })?.aborted === true,
-        );
-      }
+      if (pending.id !== 'toolBatch') return;
+      writeBatch(log, kind, pending.input as ToolBatchInput, payload as { aborted?: boolean } | undefined);
+      // A suspension names the request the batch really recorded.
+      const suspended = (payload as { suspended?: { pending: string[] } } | undefined)?.suspended;
+      if (suspended === undefined) return;
+      const last = log.events.findLast((event) => event.type === 'approval/requested');
+      const requestId = (last!.data as { requestId: string }).requestId;
+      return { payload: { ...(payload as object), suspended: { ...suspended, pending: [requestId] } } };
     },
     log,
   });

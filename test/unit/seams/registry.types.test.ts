@@ -48,7 +48,7 @@ describe('listener typing is exact per seam', () => {
   test('notify listeners observe only, and the registry refuses non-notify seams in notify()', () => {
     const seams = createSeams();
     seams.on(Seam.status, (payload) => {
-      expectTypeOf(payload.status).toEqualTypeOf<'idle' | 'running' | 'disposed' | 'failed'>();
+      expectTypeOf(payload.status).toEqualTypeOf<'idle' | 'running' | 'suspended' | 'disposed' | 'failed'>();
     });
     // @ts-expect-error tools/pre-execute is dispatched through a snapshot, not notify
     expectTypeOf(seams.notify).toBeCallableWith(Seam.preExecute, {});
