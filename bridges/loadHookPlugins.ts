@@ -1,5 +1,5 @@
 import type { HookBridge } from './bridge.js';
-import { claudeCodeHooks } from './claude-code/index.js';
+import { type ClaudeCodeHooksOptions, claudeCodeHooks } from './claude-code/index.js';
 import { codexHooks } from './codex/index.js';
 import type { HookBridgeOptions } from './options.js';
 
@@ -25,14 +25,23 @@ export interface HookPluginFiles {
  */
 export async function loadHookPlugins(
   files: HookPluginFiles,
-  options: HookBridgeOptions = {},
+  options: HookBridgeOptions & Pick<ClaudeCodeHooksOptions, 'permissionMode'> = {},
 ): Promise<HookBridge[]> {
   const bridges: HookBridge[] = [];
   const plugins = files.claudePlugins ?? [];
-  if (files.claudeSettings.length > 0 || plugins.length > 0)
-    bridges.push(await claudeCodeHooks({ ...options, settingsFiles: files.claudeSettings, plugins }));
+  const { permissionMode, ...shared } = options;
+  // A permission mode decides calls even without settings files (ACP session modes).
+  if (files.claudeSettings.length > 0 || plugins.length > 0 || permissionMode !== undefined)
+    bridges.push(
+      await claudeCodeHooks({
+        ...shared,
+        settingsFiles: files.claudeSettings,
+        plugins,
+        ...(permissionMode === undefined ? {} : { permissionMode }),
+      }),
+    );
   const codexPlugins = files.codexPlugins ?? [];
   if (files.codexHooks.length > 0 || codexPlugins.length > 0)
-    bridges.push(await codexHooks({ ...options, configFiles: files.codexHooks, plugins: codexPlugins }));
+    bridges.push(await codexHooks({ ...shared, configFiles: files.codexHooks, plugins: codexPlugins }));
   return bridges;
 }

@@ -2,7 +2,7 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { type Command, Option } from 'commander';
-import type { McpStdioServer, SeamLogger } from '../index.js';
+import type { McpStdioServer, PermissionMode, SeamLogger } from '../index.js';
 import {
   assertDistinctServers,
   createAgent,
@@ -11,6 +11,7 @@ import {
   createToolRegistry,
   formatCapabilities,
   mergeMcpServers,
+  parsePermissionMode,
   plugins,
   serveAcp,
 } from '../index.js';
@@ -36,6 +37,14 @@ Each session works in the folder the editor names (AGENTS.md / CLAUDE.md there a
 In Zed's settings.json:
   "agent_servers": { "seamchart": { "command": "seamchart", "args": ["acp", "--tools", "demo"] } }
 `;
+
+/** Claude Code's permission modes, offered as ACP session modes (`dontAsk` is for scripts, not editors). */
+const SESSION_MODES = [
+  { id: 'default', name: 'Default', description: 'Reads run; edits and commands ask first' },
+  { id: 'acceptEdits', name: 'Accept edits', description: 'Edits inside the folder run without asking' },
+  { id: 'plan', name: 'Plan', description: 'Read-only: edits are refused, commands ask first' },
+  { id: 'bypassPermissions', name: 'Bypass permissions', description: 'Everything runs without asking' },
+];
 
 /** Where sessions live when `--sessions` is not given: the platform's per-user data directory. */
 export function defaultSessionsDir(
@@ -121,11 +130,18 @@ export const acpCommand: CliCommand = {
         toByteSink(io.stdout),
         Readable.toWeb(io.stdin as Readable) as ReadableStream<Uint8Array>,
       ),
-      async createSession({ sessionId, cwd, mcpServers, store, approval }) {
+      modes: { available: SESSION_MODES, initial: 'default' },
+      async createSession({ sessionId, cwd, mcpServers, store, approval, logger: sessionLogger, mode }) {
         const { servers, notices } = sessionServers(configServers, mcpServers);
         const model = await resolveModel(flags, io.env);
-        const seams = createSeams({ logger });
-        for (const bridge of await loadBridges(flags, path.join(sessionsDir, `${sessionId}.jsonl`)))
+        const seams = createSeams({ logger: sessionLogger });
+        // The session's mode decides each call with the settings' permission rules (Claude Code's modes).
+        const permissionMode = (): PermissionMode => parsePermissionMode(mode() ?? 'default') ?? 'default';
+        for (const bridge of await loadBridges(
+          flags,
+          path.join(sessionsDir, `${sessionId}.jsonl`),
+          permissionMode,
+        ))
           seams.use(bridge);
         seams.use(plugins.requestRetry({ maxRetries: flags.maxRetries ?? 3 }));
         seams.on('agent/error', ({ origin, error }) => say(`${origin}: ${error.message}`), {
@@ -144,7 +160,7 @@ export const acpCommand: CliCommand = {
             store,
             cwd,
             approval,
-            logger,
+            logger: sessionLogger,
             maxRequestRetries: flags.maxRetries ?? 3,
             ...(instructions === undefined ? {} : { instructions }),
             ...(flags.maxSteps === undefined ? {} : { maxStepsPerTurn: flags.maxSteps }),

@@ -8,11 +8,13 @@ import {
   inspectModelOf,
   type LogEvent,
   readJsonlLog,
+  readPostgresLog,
   renderInspectorPage,
   SessionLoadError,
   scriptSafeJson,
 } from '../index.js';
 import { type CliCommand, type CliIO, UsageError } from './command.js';
+import { databaseUrlOf } from './databaseFlags.js';
 
 interface InspectOptions {
   out?: string;
@@ -60,10 +62,7 @@ export const inspectCommand: CliCommand = {
     const options = command.opts<InspectOptions>();
     if (file !== undefined && options.databaseUrl !== undefined)
       throw new UsageError('give a session file or --database-url, not both');
-    if (options.databaseUrl !== undefined)
-      throw new UsageError(
-        '--database-url: the PostgreSQL store has no read-only (lease-free) read yet; give a session file',
-      );
+    if (options.databaseUrl !== undefined) return inspectPostgres(io, options);
     if (file === undefined) throw new UsageError('give the session file to inspect');
     if (options.port !== undefined && !options.serve) throw new UsageError('--port needs --serve');
     const read = (): Promise<SessionRead> => readSession(file);
@@ -83,6 +82,29 @@ export const inspectCommand: CliCommand = {
     return serve(io, file, options.port ?? 0, async () => source(await read(), true));
   },
 };
+
+// A session in PostgreSQL, read without its lease (a live one too); --serve follows files only.
+async function inspectPostgres(io: CliIO, options: InspectOptions): Promise<number> {
+  if (options.session === undefined) throw new UsageError('--database-url needs --session ID');
+  if (options.serve)
+    throw new UsageError('--serve follows a session file; write the page once with --database-url');
+  const sessionId = options.session;
+  const databaseUrl = databaseUrlOf(options.databaseUrl, io.env);
+  let events: Awaited<ReturnType<typeof readPostgresLog>>;
+  try {
+    events = await readPostgresLog({ connectionString: databaseUrl, sessionId });
+  } catch (error) {
+    if (error instanceof SessionLoadError) throw new UsageError(error.message);
+    throw error;
+  }
+  const out = options.out ?? `${sessionId.replace(/[^A-Za-z0-9._-]/g, '_')}.inspect.html`;
+  await writeFile(
+    out,
+    await renderInspectorPage({ events, title: sessionId, sessionId, live: false, follow: false }),
+  );
+  io.stdout.write(`wrote ${out}\n`);
+  return 0;
+}
 
 function defaultOutput(file: string): string {
   const base = file.endsWith('.jsonl') ? file.slice(0, -'.jsonl'.length) : file;

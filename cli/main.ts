@@ -39,6 +39,9 @@ Examples:
   return program;
 }
 
+/** The flags of `seamchart` itself; any other leading flag belongs to the default command, `run`. */
+const PROGRAM_FLAGS = new Set(['-h', '--help', '-V', '--version']);
+
 /** Commander's message as one line: `unknown option '--modle' (did you mean --model?)`. */
 function oneLine(message: string): string {
   return message
@@ -60,10 +63,13 @@ export async function main(argv: string[], io: CliIO = processIO()): Promise<num
   const exitCode = { value: 0 };
   const { commands } = await import('./commands.js');
   const program = buildProgram(io, exitCode, commands);
-  if (argv.length === 0) {
+  const onTerminal = io.stdin.isTTY === true && io.stdout.isTTY === true;
+  if (argv.length === 0 && !onTerminal) {
     io.stderr.write(program.helpInformation());
     return 2;
   }
+  // `seamchart` alone on a terminal (or with only flags: `seamchart --session s.jsonl --resume`) is the prompt loop.
+  if (argv.length === 0 || (argv[0]?.startsWith('-') && !PROGRAM_FLAGS.has(argv[0]))) argv = ['run', ...argv];
   try {
     await program.parseAsync(argv, { from: 'user' });
     return exitCode.value;

@@ -1,6 +1,6 @@
 import { rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { type Command, InvalidArgumentError, Option } from 'commander';
+import { type Command, Option } from 'commander';
 import type { ApprovalChannel, McpStdioServer, SeamLogger, SessionStore } from '../index.js';
 import {
   checkInvariants,
@@ -16,6 +16,7 @@ import {
   killOwnedProcesses,
   memoryStore,
   openJsonlStore,
+  plugins,
   SessionLoadError,
   SessionLockedError,
   SessionStoreError,
@@ -23,21 +24,17 @@ import {
 import { type ApproveMode, fixedApproval, terminalApproval } from './approvalPrompt.js';
 import { type CliCommand, type CliIO, repeatable, UsageError } from './command.js';
 import { loadMcpServersFlag, MCP_CONFIG_HELP, registerMcpTools } from './mcpFlag.js';
-import {
-  type AgentFlags,
-  addAgentFlags,
-  loadBridges,
-  readFlagFile,
-  resolveCwd,
-  resolveModel,
-} from './runFlags.js';
+import { runPromptLoop } from './promptLoop.js';
+import { type AgentFlags, addAgentFlags, loadBridges, resolveModel } from './runFlags.js';
 import { Screen, wantsColour } from './screen.js';
+import { resolveSessionSetup } from './sessionHeader.js';
 import { Interrupts, SIGNAL_EXIT } from './signals.js';
 import { startTelemetry } from './telemetry.js';
 import { Transcript } from './transcript.js';
+import { addTurnFlags, composeInstructions, resolveFlagInstructions, type TurnFlags } from './turnFlags.js';
 import { packageVersion } from './version.js';
 
-interface RunFlags extends AgentFlags {
+interface RunFlags extends AgentFlags, TurnFlags {
   prompt?: string[];
   session?: string;
   resume?: boolean;
@@ -46,9 +43,6 @@ interface RunFlags extends AgentFlags {
   color: boolean;
   approve?: ApproveMode;
   inspectLog?: string;
-  instructions?: string;
-  instructionsFile?: string;
-  maxSteps?: number;
   mcpConfig?: string;
 }
 
@@ -66,22 +60,6 @@ A script file is a JSON list of model steps, e.g.
 Exit codes: 0 every turn completed, 1 a turn ended otherwise or the session file could not be written,
 2 bad input, 130 Ctrl-C, 143 SIGTERM.
 `;
-
-/** `--max-steps`: a whole number of at least 1. */
-function positiveInteger(value: string): number {
-  const number = Number(value);
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(number) || number < 1)
-    throw new InvalidArgumentError('expected a whole number of at least 1.');
-  return number;
-}
-
-/** `--instructions` or `--instructions-file` (not both); a missing file is bad input. */
-async function resolveInstructions(flags: RunFlags): Promise<string | undefined> {
-  if (flags.instructions !== undefined && flags.instructionsFile !== undefined)
-    throw new UsageError('give --instructions or --instructions-file, not both');
-  if (flags.instructionsFile === undefined) return flags.instructions;
-  return readFlagFile(`--instructions-file ${flags.instructionsFile}`, flags.instructionsFile);
-}
 
 /** A file the run will create: its directory must exist (nothing is created on the way). */
 async function requireParentDir(flag: string, file: string): Promise<void> {
@@ -101,7 +79,7 @@ async function openStore(flags: RunFlags, cwd: string): Promise<SessionStore> {
     if (flags.breakLock && !flags.resume) throw new UsageError('--break-lock goes with --resume');
     if (flags.resume) return await openJsonlStore(file, { breakLock: flags.breakLock === true });
     await requireParentDir('--session', file);
-    return await createJsonlStore(file, { cwd });
+    return await createJsonlStore(file, { cwd, tools: flags.tools });
   } catch (error) {
     if (error instanceof UsageError) throw error;
     if (error instanceof SessionStoreError && error.code === 'FILE_EXISTS')
@@ -167,15 +145,8 @@ export const runCommand: CliCommand = {
     command
       .description('run one turn per prompt and show it as it happens')
       .argument('[prompt...]', 'the words of one prompt')
-      .option('--prompt <text>', 'a prompt; repeat to queue several turns', repeatable)
-      .option('--instructions <text>', 'the system prompt sent with every model request')
-      .option('--instructions-file <file>', 'the system prompt, read from a file')
-      .option(
-        '--max-steps <n>',
-        'model requests one turn may make before it ends max-steps (default 100)',
-        positiveInteger,
-      );
-    addAgentFlags(command)
+      .option('--prompt <text>', 'a prompt; repeat to queue several turns', repeatable);
+    addTurnFlags(addAgentFlags(command))
       .addOption(
         new Option(
           '--approve <mode>',
@@ -196,11 +167,16 @@ export const runCommand: CliCommand = {
   },
   async run(command: Command, io: CliIO) {
     const flags = command.opts<RunFlags>();
-    const words = command.args;
-    const prompts = [...(words.length > 0 ? [words.join(' ')] : []), ...(flags.prompt ?? [])];
-    if (prompts.length === 0) throw new UsageError('run needs a prompt (words or --prompt TEXT)');
-    const cwd = await resolveCwd(flags.cwd);
-    const instructions = await resolveInstructions(flags);
+    const prompts = await readPrompts(command.args, flags, io);
+    const setup = await resolveSessionSetup(command, flags);
+    const cwd = setup.cwd;
+    if (setup.tools !== 'demo' && setup.tools !== 'none')
+      throw new UsageError(
+        `--resume: the session's tools "${setup.tools}" are not demo or none; give --tools`,
+      );
+    flags.tools = setup.tools;
+    for (const note of setup.notes) io.stderr.write(`seamchart: ${note}\n`);
+    const instructions = await composeInstructions(await resolveFlagInstructions(flags), cwd, flags);
     const model = await resolveModel(flags, io.env);
     const bridges = await loadBridges(flags, flags.session);
     const mcpServers = await loadMcpServersFlag(flags.mcpConfig);
@@ -238,7 +214,8 @@ async function runSession(run: {
   bridges: Awaited<ReturnType<typeof loadBridges>>;
   store: SessionStore;
   inspection: InspectionLog | undefined;
-  prompts: string[];
+  /** The prompts to run, or `loop`: read them at the terminal, one turn per line. */
+  prompts: string[] | 'loop';
   mcpServers: McpStdioServer[];
   instructions: string | undefined;
 }): Promise<number> {
@@ -249,7 +226,7 @@ async function runSession(run: {
     !json && io.stderr.isTTY === true ? io.stderr : undefined,
     wantsColour(io.stdout, io.env, flags.color === false),
   );
-  const transcript = new Transcript(screen);
+  const transcript = new Transcript(screen, { promptsEchoed: run.prompts === 'loop' });
   reportResume(io, store, flags.session);
 
   const seams = createSeams({ logger: runLogger(io, json ? undefined : transcript) });
@@ -262,6 +239,16 @@ async function runSession(run: {
     if (!json) transcript.note(formatCapabilitySummary(bridge.capabilities()));
     seams.use(bridge);
   }
+  const maxRetries = flags.maxRetries ?? 3;
+  seams.use(
+    plugins.requestRetry({
+      maxRetries,
+      onWait: ({ error, delayMs, retry }) =>
+        screen.setStatus(
+          `… ${error.code ?? 'request failed'}: retrying in ${(delayMs / 1000).toFixed(1)}s (retry ${retry} of ${maxRetries})`,
+        ),
+    }),
+  );
   const tools = createToolRegistry();
   if (flags.tools === 'demo') for (const tool of createDemoTools({ root: run.cwd })) tools.register(tool);
   const mcp = await registerMcpTools(run.mcpServers, tools, {
@@ -326,6 +313,7 @@ async function runSession(run: {
     store,
     cwd: run.cwd,
     approval,
+    maxRequestRetries: maxRetries,
     ...(run.instructions === undefined ? {} : { instructions: run.instructions }),
     ...(flags.maxSteps === undefined ? {} : { maxStepsPerTurn: flags.maxSteps }),
     ...(inspection ? { inspect: inspection.inspect } : {}),
@@ -336,10 +324,20 @@ async function runSession(run: {
   const keepAlive = setInterval(() => {}, 2 ** 31 - 1);
   try {
     try {
-      for (const prompt of run.prompts) {
-        // A store that fails while a prompt is accepted refuses it (and every later one): the run ends failed.
-        if (!acceptPrompt(agent, prompt)) break;
-      }
+      const running = agent;
+      if (run.prompts === 'loop')
+        await runPromptLoop({
+          agent: running,
+          input: io.stdin,
+          output: io.stdout,
+          accept: (text) => acceptPrompt(running, text),
+          afterTurn: () => interrupts.reset(),
+        });
+      else
+        for (const prompt of run.prompts) {
+          // A store that fails while a prompt is accepted refuses it (and every later one): the run ends failed.
+          if (!acceptPrompt(agent, prompt)) break;
+        }
       await agent.whenIdle();
     } finally {
       await agent.dispose();
@@ -348,7 +346,16 @@ async function runSession(run: {
       inspection?.close();
       screen.clearStatus();
     }
-    return closingCode(agent, store, io, flags.session, firstNewSeq, interrupts);
+    // The prompt loop ends when the person quits: its cancelled turns are not the process's failure.
+    const loopQuit = run.prompts === 'loop' && interrupts.received === undefined;
+    return closingCode(
+      agent,
+      store,
+      io,
+      flags.session,
+      loopQuit ? agent.log.events.length : firstNewSeq,
+      interrupts,
+    );
   } finally {
     // Signals stay handled until the last process group is killed: a second Ctrl-C now still kills them.
     if (interrupts.received !== undefined) await killOwnedProcesses();
@@ -407,6 +414,24 @@ function reportResume(io: CliIO, store: SessionStore, session: string | undefine
     say(`seamchart: ${requeued.length} message(s) accepted earlier and never run are re-queued:`);
     for (const line of requeued) say(`  ${line.slice('inbox: '.length)}`);
   }
+}
+
+/**
+ * The prompts of a run: the words (one prompt; `-` reads it from stdin) and each `--prompt`; none
+ * on a terminal opens the prompt loop.
+ */
+async function readPrompts(words: readonly string[], flags: RunFlags, io: CliIO): Promise<string[] | 'loop'> {
+  let first: string | undefined;
+  if (words.length === 1 && words[0] === '-') {
+    let text = '';
+    for await (const chunk of io.stdin) text += String(chunk);
+    if (text.trim() === '') throw new UsageError('run -: standard input held no prompt');
+    first = text.replace(/\n$/, '');
+  } else if (words.length > 0) first = words.join(' ');
+  const prompts = [...(first === undefined ? [] : [first]), ...(flags.prompt ?? [])];
+  if (prompts.length > 0) return prompts;
+  if (io.stdin.isTTY === true && io.stdout.isTTY === true && flags.json !== true) return 'loop';
+  throw new UsageError('run needs a prompt (words, --prompt TEXT, or - to read it from stdin)');
 }
 
 /** Follows up one prompt; `false` when the session store has failed (the agent then refuses everything). */

@@ -7,6 +7,7 @@ import {
   HookConfigError,
   loadHookPlugins,
   openAICompatible,
+  type PermissionMode,
   parseScript,
   scriptedModel,
 } from '../index.js';
@@ -145,6 +146,7 @@ export async function resolveModel(flags: AgentFlags, env: NodeJS.ProcessEnv): P
 export async function loadBridges(
   flags: AgentFlags,
   transcriptPath: string | undefined,
+  permissionMode?: (agentId: string | undefined) => PermissionMode,
 ): Promise<HookBridge[]> {
   try {
     return await loadHookPlugins(
@@ -154,7 +156,10 @@ export async function loadBridges(
         claudePlugins: flags.claudePlugin ?? [],
         codexPlugins: flags.codexPlugin ?? [],
       },
-      transcriptPath === undefined ? {} : { transcriptPath: path.resolve(transcriptPath) },
+      {
+        ...(transcriptPath === undefined ? {} : { transcriptPath: path.resolve(transcriptPath) }),
+        ...(permissionMode === undefined ? {} : { permissionMode }),
+      },
     );
   } catch (error) {
     if (error instanceof HookConfigError) throw new UsageError(error.message);

@@ -33,6 +33,11 @@ export class Interrupts {
     } else this.options.quit(this.received);
   }
 
+  /** The prompt loop after a turn: a later Ctrl-C cancels the next turn rather than quitting. */
+  reset(): void {
+    this.received = undefined;
+  }
+
   dispose(): void {
     this.unsubscribe();
   }

@@ -53,19 +53,40 @@ export function shortArguments(raw: unknown): string {
   return clip(JSON.stringify(value) ?? '', 60);
 }
 
-/** A result's text as a person reads it: a shell result's output rather than its JSON envelope. */
-export function resultText(text: string): string {
-  if (!text.startsWith('{')) return text;
+/**
+ * A result's text as a person reads it: a shell result's output rather than its JSON envelope, and
+ * how the command ended when that was not a clean exit (`exit 2`, `timed out`, `killed by SIGKILL`).
+ */
+export function resultText(text: string): { text: string; ended?: string } {
+  if (!text.startsWith('{')) return { text };
   try {
-    const value = JSON.parse(text) as { stdout?: unknown; stderr?: unknown; exitCode?: unknown };
-    if (typeof value.stdout !== 'string') return text;
+    const value = JSON.parse(text) as {
+      stdout?: unknown;
+      stderr?: unknown;
+      exitCode?: unknown;
+      signal?: unknown;
+      timedOut?: unknown;
+      notes?: unknown;
+    };
+    if (typeof value.stdout !== 'string') return { text };
     const stderr = typeof value.stderr === 'string' ? value.stderr : '';
-    const exit = typeof value.exitCode === 'number' && value.exitCode !== 0 ? `(exit ${value.exitCode})` : '';
-    return [value.stdout.replace(/\n+$/, ''), stderr.replace(/\n+$/, ''), exit]
+    const notes = Array.isArray(value.notes)
+      ? value.notes.filter((n): n is string => typeof n === 'string')
+      : [];
+    const output = [value.stdout.replace(/\n+$/, ''), stderr.replace(/\n+$/, ''), ...notes]
       .filter((p) => p !== '')
       .join('\n');
+    const ended =
+      value.timedOut === true
+        ? 'timed out'
+        : typeof value.exitCode === 'number' && value.exitCode !== 0
+          ? `exit ${value.exitCode}`
+          : typeof value.signal === 'string'
+            ? `killed by ${value.signal}`
+            : undefined;
+    return ended === undefined ? { text: output } : { text: output, ended };
   } catch {
-    return text;
+    return { text };
   }
 }
 
@@ -103,6 +124,9 @@ export class Transcript {
   // PreToolUse hooks run at tools/prepare, before their call's line: their lines wait for it (this step's calls).
   private readonly waitingForCall = new Map<string, string[]>();
   private readonly shownCalls = new Set<string>();
+  // Parallel calls: each call's line waits for its result, so every result sits under its own call.
+  private readonly deferredCalls = new Map<string, string>();
+  private callsInStep = 0;
   private promptDecider: TranscriptDecision | undefined;
   /** What was streamed of the current step, so the final message is not printed twice. */
   private streamed = { text: '', reasoning: '' };
@@ -113,7 +137,12 @@ export class Transcript {
 
   constructor(
     private readonly screen: Screen,
-    private readonly options: { now?: () => number; showDecisions?: boolean } = {},
+    private readonly options: {
+      now?: () => number;
+      showDecisions?: boolean;
+      /** The prompt loop: the typed line is on screen already, the transcript does not repeat it. */
+      promptsEchoed?: boolean;
+    } = {},
   ) {}
 
   private now(): number {
@@ -126,9 +155,12 @@ export class Transcript {
     if (this.options.showDecisions) {
       const shape = decision.decision as { kind?: string; action?: string } | null;
       const kind = shape?.kind ?? shape?.action ?? JSON.stringify(decision.decision);
-      this.screen.line(
-        this.screen.style.dim(`  · ${decision.seam}: ${kind}, decided by ${decision.decidedBy}`),
-      );
+      const line = this.screen.style.dim(`  · ${decision.seam}: ${kind}, decided by ${decision.decidedBy}`);
+      // A parallel call's line waits for its result; its decisions wait with it.
+      const callId = decision.callId;
+      if (callId !== undefined && this.deferredCalls.has(callId))
+        this.waitingForCall.set(callId, [...(this.waitingForCall.get(callId) ?? []), line]);
+      else this.screen.line(line);
     }
     if (decision.seam === 'agent/prompt-submit') this.promptDecider = decision;
     else if (decision.callId !== undefined)
@@ -186,7 +218,7 @@ export class Transcript {
         this.promptDecider = undefined;
         return;
       case 'user/message':
-        screen.line(style.bold(`❯ ${textOf(data.content)}`));
+        if (!this.options.promptsEchoed) screen.line(style.bold(`❯ ${textOf(data.content)}`));
         return;
       case 'prompt/blocked': {
         const by = this.promptDecider?.decidedBy;
@@ -214,13 +246,17 @@ export class Transcript {
       case 'assistant/message':
         this.assistant(data);
         return;
-      case 'tool/call':
-        screen.line(`${style.cyan('●')} ${style.bold(String(data.name))}(${shortArguments(data.arguments)})`);
-        this.shownCalls.add(String(data.callId));
-        for (const line of this.waitingForCall.get(String(data.callId)) ?? []) screen.line(line);
-        this.waitingForCall.delete(String(data.callId));
+      case 'tool/call': {
+        const line = `${style.cyan('●')} ${style.bold(String(data.name))}(${shortArguments(data.arguments)})`;
+        if (this.callsInStep > 1) {
+          this.deferredCalls.set(String(data.callId), line);
+          screen.setStatus(`… running ${this.deferredCalls.size} tools`);
+          return;
+        }
+        this.showCall(String(data.callId), line);
         screen.setStatus(`… running ${String(data.name)}`);
         return;
+      }
       case 'tool/result':
         this.toolResult(data);
         return;
@@ -239,7 +275,18 @@ export class Transcript {
     }
   }
 
+  /** A call's line, then the hook lines that waited for it. */
+  private showCall(callId: string, line: string): void {
+    this.screen.line(line);
+    this.shownCalls.add(callId);
+    for (const waiting of this.waitingForCall.get(callId) ?? []) this.screen.line(waiting);
+    this.waitingForCall.delete(callId);
+  }
+
   private assistant(data: Data): void {
+    this.callsInStep = ((data.content as Block[] | undefined) ?? []).filter(
+      (b) => b.type === 'tool-call',
+    ).length;
     const { screen } = this;
     const { style } = screen;
     const usage = data.usage as { inputTokens?: number; outputTokens?: number } | undefined;
@@ -261,7 +308,13 @@ export class Transcript {
     const { screen } = this;
     const { style } = screen;
     const callId = String(data.callId);
-    const text = resultText(textOf(data.content));
+    const deferred = this.deferredCalls.get(callId);
+    if (deferred !== undefined) {
+      this.deferredCalls.delete(callId);
+      this.showCall(callId, deferred);
+    }
+    const { text, ended } = resultText(textOf(data.content));
+    const endedLine = ended === undefined ? undefined : style.red(`    (${ended})`);
     // The cut's note is the content's last line, often hidden by the summary: say it on its own line.
     const cut = (data.truncated as { bytes?: number } | undefined)?.bytes;
     const cutLine = cut === undefined ? undefined : `    (output cut: the tool returned ${cut} bytes)`;
@@ -270,6 +323,7 @@ export class Transcript {
         screen.line(style.dim(`${i === 0 ? '  ⎿ ' : '    '}${line}`));
       });
       if (cutLine !== undefined) screen.line(style.dim(cutLine));
+      if (endedLine !== undefined) screen.line(endedLine);
       return;
     }
     const error = (data.error ?? {}) as { code?: string; message?: string };
@@ -286,6 +340,7 @@ export class Transcript {
       screen.line(style.red(`${i === 0 ? `  ⎿ ${head}: ` : '    '}${line}`));
     });
     if (cutLine !== undefined) screen.line(style.dim(cutLine));
+    if (endedLine !== undefined) screen.line(endedLine);
   }
 
   private hookResult(data: Data): void {
@@ -313,6 +368,8 @@ export class Transcript {
 
   /** Lines of hooks whose call line never came (a call that was not recorded): shown rather than lost. */
   private flushWaiting(): void {
+    for (const [callId, line] of this.deferredCalls) this.showCall(callId, line);
+    this.deferredCalls.clear();
     for (const lines of this.waitingForCall.values()) for (const line of lines) this.screen.line(line);
     this.waitingForCall.clear();
   }

@@ -6,6 +6,7 @@ import * as acp from '@agentclientprotocol/sdk';
 import { createJsonlStore, openJsonlStore } from '../../session/index.js';
 import type { SessionStore } from '../../session/types.js';
 import { toPromptContent } from './content.js';
+import { createSessionLogger } from './feedback.js';
 import { createPermissionChannel } from './permission.js';
 import { bridgeSession, type SessionBridge } from './sessionBridge.js';
 import { listSessionFiles, readSessionCwd, resolveSessionFile } from './sessionFiles.js';
@@ -14,6 +15,8 @@ import type { AcpMcpServer, AcpServer, AcpSession, ServeAcpOptions } from './typ
 
 interface LiveSession {
   readonly bridge: SessionBridge;
+  /** The mode `session/set_mode` chose last. */
+  mode: string | undefined;
 }
 
 /** The ACP server itself (`serveAcp` loads this module, and with it the SDK, on first use). */
@@ -24,6 +27,11 @@ export function startAcpServer(options: ServeAcpOptions): AcpServer {
   const report = (message: string): void => logger.error(message);
   const rejectedStopReason = options.rejectedStopReason ?? 'refusal';
   const sessions = new Map<string, LiveSession>();
+  const modes = resolveModes(options.modes);
+  const modeState = (live: LiveSession): acp.SessionModeState | undefined =>
+    modes === undefined || live.mode === undefined
+      ? undefined
+      : { currentModeId: live.mode, availableModes: modes.available };
   let client: acp.AgentContext | undefined;
 
   const notifier = (sessionId: string) => (update: acp.SessionUpdate) =>
@@ -35,9 +43,22 @@ export function startAcpServer(options: ServeAcpOptions): AcpServer {
     rawServers: readonly acp.McpServer[],
     store: SessionStore,
     resume: boolean,
-  ): Promise<{ live: LiveSession; notices: string[] }> => {
+  ): Promise<{ live: LiveSession; notices: string[]; announce(): void }> => {
     const { servers, unsupported } = splitMcpServers(rawServers);
+    // Messages for the editor wait until it knows the session id (after the response).
+    let announce!: () => void;
+    const announced = new Promise<void>((resolve) => {
+      announce = resolve;
+    });
+    const say = (text: string): void => {
+      void announced
+        .then(() =>
+          notifier(sessionId)({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } }),
+        )
+        .catch(() => {});
+    };
     let session: AcpSession | undefined;
+    let live: LiveSession | undefined;
     const kindOf = (name: string) => toToolKindFrom(session, name);
     const approval = createPermissionChannel({
       sessionId,
@@ -49,7 +70,16 @@ export function startAcpServer(options: ServeAcpOptions): AcpServer {
       },
     });
     try {
-      session = await options.createSession({ sessionId, cwd, mcpServers: servers, resume, store, approval });
+      session = await options.createSession({
+        sessionId,
+        cwd,
+        mcpServers: servers,
+        resume,
+        store,
+        approval,
+        logger: createSessionLogger(say, logger),
+        mode: () => live?.mode ?? modes?.initial,
+      });
     } catch (error) {
       await store.close().catch(() => {});
       throw acp.RequestError.internalError(
@@ -63,22 +93,13 @@ export function startAcpServer(options: ServeAcpOptions): AcpServer {
       notify: notifier(sessionId),
       report,
     });
-    const live = { bridge };
+    live = { bridge, mode: modes?.initial };
     sessions.set(sessionId, live);
     const notices = [...unsupported, ...(session.notices ?? [])];
     for (const notice of notices) report(notice);
-    return { live, notices };
-  };
-
-  // Problems found while opening go to the editor as a message, after it knows the session id.
-  const tell = (sessionId: string, notices: readonly string[]): void => {
-    if (notices.length === 0) return;
-    setImmediate(() => {
-      void notifier(sessionId)({
-        sessionUpdate: 'agent_message_chunk',
-        content: { type: 'text', text: notices.map((notice) => `⚠ ${notice}`).join('\n') },
-      }).catch(() => {});
-    });
+    // Problems found while opening go first.
+    if (notices.length > 0) say(notices.map((notice) => `⚠ ${notice}`).join('\n'));
+    return { live, notices, announce };
   };
 
   const sessionOf = (sessionId: string): LiveSession => {
@@ -118,8 +139,9 @@ export function startAcpServer(options: ServeAcpOptions): AcpServer {
           throw error;
         },
       );
-      tell(sessionId, opened.notices);
-      return { sessionId };
+      setImmediate(opened.announce);
+      const state = modeState(opened.live);
+      return state === undefined ? { sessionId } : { sessionId, modes: state };
     })
     .onRequest(acp.methods.agent.session.load, async ({ params }) => {
       // Validated before the id names anything on disk.
@@ -141,14 +163,31 @@ export function startAcpServer(options: ServeAcpOptions): AcpServer {
       const store = await openJsonlStore(file, { id: params.sessionId }).catch((error: unknown) => {
         throw acp.RequestError.invalidParams({ file }, (error as Error).message);
       });
-      const { live, notices } = await open(params.sessionId, cwd, params.mcpServers, store, true);
+      const { live, announce } = await open(params.sessionId, cwd, params.mcpServers, store, true);
       await live.bridge.replay();
-      tell(params.sessionId, notices);
-      return {};
+      setImmediate(announce);
+      const state = modeState(live);
+      return state === undefined ? {} : { modes: state };
     })
     .onRequest(acp.methods.agent.session.prompt, ({ params }) =>
       sessionOf(params.sessionId).bridge.prompt(toPromptContent(params.prompt)),
     )
+    .onRequest(acp.methods.agent.session.setMode, async ({ params }) => {
+      const live = sessionOf(params.sessionId);
+      if (modes === undefined || !modes.available.some((mode) => mode.id === params.modeId)) {
+        throw acp.RequestError.invalidParams(
+          { modeId: params.modeId },
+          `Expected modeId to be one of ${(modes?.available ?? []).map((mode) => mode.id).join(', ') || '(no modes offered)'}, got ${JSON.stringify(params.modeId)}`,
+        );
+      }
+      live.mode = params.modeId;
+      // The next call is decided in the new mode; the editor hears it as an update too.
+      await notifier(params.sessionId)({
+        sessionUpdate: 'current_mode_update',
+        currentModeId: params.modeId,
+      });
+      return {};
+    })
     .onRequest(acp.methods.agent.session.close, async ({ params }) => {
       const live = sessions.get(params.sessionId);
       if (!live) throw acp.RequestError.resourceNotFound(params.sessionId);
@@ -228,4 +267,19 @@ function splitMcpServers(raw: readonly acp.McpServer[]): { servers: AcpMcpServer
     });
   }
   return { servers, unsupported };
+}
+
+/** The offered modes with the starting one checked. */
+function resolveModes(
+  raw: ServeAcpOptions['modes'],
+): { available: acp.SessionMode[]; initial: string } | undefined {
+  if (raw === undefined) return undefined;
+  const available = raw.available.map((mode) => ({ ...mode }));
+  const initial = raw.initial ?? available[0]?.id;
+  if (initial === undefined || !available.some((mode) => mode.id === initial)) {
+    throw new TypeError(
+      `Expected the \`modes.initial\` option of serveAcp() to be one of the offered mode ids, got ${JSON.stringify(initial)}`,
+    );
+  }
+  return { available, initial };
 }

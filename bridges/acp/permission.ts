@@ -46,11 +46,16 @@ export function createPermissionChannel(link: PermissionLink): ApprovalChannel {
         },
         link.kindOf,
       );
+      // Why approval is asked (a hook's or a rule's reason) is shown with the call.
+      const reason = question.reason?.trim();
       let response: acp.RequestPermissionResponse;
       try {
         response = await link.requestPermission({
           sessionId: link.sessionId,
-          toolCall,
+          toolCall:
+            reason === undefined || reason === ''
+              ? toolCall
+              : { ...toolCall, content: [{ type: 'content', content: { type: 'text', text: reason } }] },
           options: [...PERMISSION_OPTIONS],
         });
       } catch (error) {

@@ -3,6 +3,7 @@ import type { ContentBlock, LogEvent } from '../../kernel/index.js';
 import { Seam } from '../../seams/names.js';
 import type { Disposer, SeamCtx } from '../../seams/types.js';
 import { toAcpText } from './content.js';
+import { feedbackUpdates } from './feedback.js';
 import { createRememberedApprovals } from './permission.js';
 import { type EndReason, toStopReason } from './stopReason.js';
 import {
@@ -37,7 +38,7 @@ export interface SessionBridge {
   prompt(content: ContentBlock[]): Promise<acp.PromptResponse>;
   /** `session/cancel`: every prompt not yet answered answers `cancelled`. */
   cancel(): void;
-  /** `session/load`: the history so far as updates, sent before the response. */
+  /** The history logged before the bridge listened (`session/load`; a new session's SessionStart hooks). */
   replay(): Promise<void>;
   /** Disposes the agent, then the session's own resources; answers what is still open. */
   dispose(): Promise<void>;
@@ -113,6 +114,8 @@ export function bridgeSession(session: AcpSession, outlet: SessionOutlet): Sessi
   };
 
   const onEvent = (event: LogEvent): void => {
+    // Hook systemMessages arrive live through the session's logger (`say`); the log replays them on load.
+    if (event.type === 'prompt/blocked') for (const update of feedbackUpdates(event)) send(update);
     const data = event.data as Record<string, unknown>;
     switch (event.type) {
       case 'turn/start': {
@@ -145,6 +148,7 @@ export function bridgeSession(session: AcpSession, outlet: SessionOutlet): Sessi
     }
   };
 
+  const loggedBefore = agent.log.events.length;
   const filter = { agent: agent.id };
   const disposers: Disposer[] = [
     seams.on(Seam.sessionEvent, ({ event }) => onEvent(event), { ...filter, name: 'acp.updates' }),
@@ -214,7 +218,8 @@ export function bridgeSession(session: AcpSession, outlet: SessionOutlet): Sessi
       agent.cancel();
     },
     async replay() {
-      for (const update of replayUpdates(agent.log.events, kindOf)) send(update);
+      // Later events went out live as they were logged.
+      for (const update of replayUpdates(agent.log.events.slice(0, loggedBefore), kindOf)) send(update);
       await outbox;
     },
     dispose() {
@@ -253,11 +258,20 @@ export function replayUpdates(events: readonly LogEvent[], kindOf: KindOf): acp.
     const data = event.data as Record<string, unknown>;
     switch (event.type) {
       case 'user/message':
-      case 'prompt/blocked':
         return toAcpText(data.content as ContentBlock[], 'text').map((block) => ({
           sessionUpdate: 'user_message_chunk',
           content: block,
         }));
+      case 'prompt/blocked':
+        return [
+          ...toAcpText(data.content as ContentBlock[], 'text').map((block) => ({
+            sessionUpdate: 'user_message_chunk' as const,
+            content: block,
+          })),
+          ...feedbackUpdates(event),
+        ];
+      case 'hook/result':
+        return feedbackUpdates(event);
       case 'assistant/message':
         return messageUpdates(data.content as ContentBlock[]);
       case 'tool/call':

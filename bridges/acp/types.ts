@@ -24,6 +24,14 @@ export interface AcpSessionRequest {
   readonly store: SessionStore;
   /** Asks the editor (`session/request_permission`): pass it to `createAgent({ approval })`. */
   readonly approval: ApprovalChannel;
+  /**
+   * The session's logger: pass it to `createSeams({ logger })`. Hook `systemMessage`s (SessionStart,
+   * Stop, …, which bridges report through `logger.warn`) are shown to the editor; the rest goes to
+   * the server's logger.
+   */
+  readonly logger: SeamLogger;
+  /** The session's current mode id (`session/set_mode` changes it); `undefined` when no modes are offered. */
+  mode(): string | undefined;
 }
 
 /** The agent of one ACP session, as the bridge drives it. */
@@ -55,6 +63,11 @@ export interface ServeAcpOptions {
   rejectedStopReason?: 'refusal' | 'cancelled';
   /** `agentInfo` of `initialize`. */
   agentInfo?: { name: string; version: string; title?: string };
+  /**
+   * Session modes offered in `session/new` and `session/load` and changed with `session/set_mode`
+   * (announced with `current_mode_update`); sessions start in `initial` (default: the first).
+   */
+  modes?: { available: readonly { id: string; name: string; description?: string }[]; initial?: string };
   /** Where the bridge reports what the editor cannot see (default: stderr). */
   logger?: SeamLogger;
 }

@@ -31,6 +31,8 @@ export interface CreateJsonlStoreOptions {
   id?: string;
   /** Working directory recorded in the header; `process.cwd()` when absent. */
   cwd?: string;
+  /** The session's tool set recorded in the header (the CLI's `--tools`), so a resume can restore it. */
+  tools?: string;
   /** The longest line the store writes (bytes, without the newline); 16 MiB when absent. */
   maxLineBytes?: number;
   /** @internal The file operations; tests wrap them to inject faults. */
@@ -74,6 +76,7 @@ export async function createJsonlStore(
     sessionId: options.id ?? randomUUID(),
     created: new Date().toISOString(),
     cwd: options.cwd ?? process.cwd(),
+    ...(options.tools === undefined ? {} : { tools: options.tools }),
   };
   const headerLine = Buffer.from(`${JSON.stringify(header)}\n`, 'utf8');
   const { fd, lock } = createExclusively(io, path, headerLine);

@@ -15,6 +15,7 @@ export const JsonlHeaderSchema = z.object({
   sessionId: z.string().min(1),
   created: z.string(),
   cwd: z.string(),
+  tools: z.string().optional(),
 });
 export type JsonlHeader = z.infer<typeof JsonlHeaderSchema>;
 

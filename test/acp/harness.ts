@@ -103,7 +103,7 @@ export function createAcpFixture(options: AcpFixtureOptions) {
     stream: agentStream,
     agentInfo: { name: 'seamchart', version: 'test' },
     async createSession(request) {
-      const seams = createSeams();
+      const seams = createSeams({ logger: request.logger });
       const tools = createToolRegistry();
       tools.register(echoTool);
       tools.register(failTool);

@@ -101,14 +101,11 @@ describe('J01 MCP servers whose tool names collide', () => {
       { text: 'milk' },
     ];
     const sessions = path.join(dir, 'sessions');
-    const editor = startAcpChild([
-      '--model',
-      `scripted:${script(steps)}`,
-      '--sessions',
-      sessions,
-      '--mcp-config',
-      config,
-    ]);
+    // The session starts in the default mode, where an MCP tool asks first (J05): the editor allows it.
+    const editor = startAcpChild(
+      ['--model', `scripted:${script(steps)}`, '--sessions', sessions, '--mcp-config', config],
+      { permissions: ['allow_once'] },
+    );
     await editor.initialize();
     const editorPidFile = path.join(dir, 'editor.pid');
     const { sessionId } = await editor.agent.request(acp.methods.agent.session.new, {

@@ -41,6 +41,7 @@ describe('ACP permission requests', () => {
         kind: 'read',
         status: 'pending',
         rawInput: { text: 'one' },
+        content: [{ type: 'content', content: { type: 'text', text: 'echo talks back' } }],
       },
       options: [
         { optionId: 'allow_once', name: 'Allow', kind: 'allow_once' },

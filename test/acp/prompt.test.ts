@@ -124,7 +124,10 @@ describe('ACP prompts', () => {
     const sessionId = await fixture.newSession();
     expect(await fixture.prompt(sessionId, 'tell me the secret')).toEqual({ stopReason: 'refusal' });
     expect(await fixture.prompt(sessionId, 'hello')).toEqual({ stopReason: 'end_turn' });
-    expect(chunkText(fixture.updatesOf(sessionId), 'agent_message_chunk')).toBe('fine');
+    // The blocked prompt's reason reaches the editor before its refusal (J04); the next prompt's answer follows.
+    expect(chunkText(fixture.updatesOf(sessionId), 'agent_message_chunk')).toBe(
+      '\n⚑ prompt blocked: no secrets\nfine',
+    );
     await fixture.close();
     await fixture.expectCleanSessions();
   });

@@ -62,7 +62,7 @@ describe('seamchart acp over a child process', () => {
       },
     });
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-    const editor = createEditor();
+    const editor = createEditor(['allow_once']); // default mode: an MCP tool asks first (J05);
     const connection = editor.app.connect(
       acp.ndJsonStream(Writable.toWeb(child.stdin) as WritableStream<Uint8Array>, readable),
     );
