@@ -12,7 +12,6 @@ const agentMachine = createMachine({
   "initial": "starting",
   "states": {
     "starting": {
-      "entry": "announceResumed",
       "initial": "check",
       "states": {
         "check": {
@@ -20,6 +19,10 @@ const agentMachine = createMachine({
             {
               "guard": "storeFailed",
               "target": "#agent.failed"
+            },
+            {
+              "guard": "and(sessionStartIsEmpty, isSuspended)",
+              "target": "#agent.suspended"
             },
             {
               "guard": "and(sessionStartIsEmpty, hasWakingItem)",
@@ -53,6 +56,32 @@ const agentMachine = createMachine({
               "target": "#agent.ready",
               "actions": "reportLateSessionStart"
             }
+          },
+          "on": {
+            "CANCEL": [
+              {
+                "guard": "canDropQueue",
+                "target": "#agent.ready",
+                "actions": [
+                  {
+                    "type": "notifyCancelRequested"
+                  },
+                  {
+                    "type": "recordDiscard"
+                  },
+                  {
+                    "type": "discardItems"
+                  },
+                  "dropQueue"
+                ]
+              },
+              {
+                "target": "#agent.ready",
+                "actions": {
+                  "type": "notifyCancelRequested"
+                }
+              }
+            ]
           }
         }
       },
@@ -122,6 +151,10 @@ const agentMachine = createMachine({
           "target": "#agent.failed"
         },
         {
+          "guard": "isSuspended",
+          "target": "suspended"
+        },
+        {
           "guard": "hasWakingItem",
           "target": "running"
         },
@@ -129,6 +162,115 @@ const agentMachine = createMachine({
           "target": "idle"
         }
       ]
+    },
+    "suspended": {
+      "always": [
+        {
+          "guard": "storeFailed",
+          "target": "#agent.failed"
+        },
+        {
+          "guard": "suspensionAnswered",
+          "target": "#agent.running.inTurn",
+          "actions": {
+            "type": "openResumeScope",
+            "params": {
+              "cancel": null
+            }
+          }
+        }
+      ],
+      "entry": [
+        {
+          "type": "announceStatus",
+          "params": {
+            "status": "suspended"
+          }
+        },
+        {
+          "type": "setStatus",
+          "params": {
+            "status": "suspended"
+          }
+        }
+      ],
+      "on": {
+        "SEND": {
+          "actions": [
+            {
+              "type": "enqueue"
+            },
+            {
+              "type": "notifyEnqueue"
+            }
+          ]
+        },
+        "QUEUE": {
+          "actions": [
+            {
+              "type": "enqueue"
+            },
+            {
+              "type": "notifyEnqueue"
+            }
+          ]
+        },
+        "STEER": {
+          "actions": [
+            {
+              "type": "notifyEnqueue"
+            },
+            {
+              "type": "holdSteering"
+            }
+          ]
+        },
+        "INJECT": {
+          "actions": {
+            "type": "appendHeldContext"
+          }
+        },
+        "RESUME": {
+          "target": "#agent.running.inTurn",
+          "actions": {
+            "type": "openResumeScope",
+            "params": {
+              "cancel": null
+            }
+          }
+        },
+        "CANCEL": {
+          "target": "#agent.running.inTurn",
+          "actions": [
+            {
+              "type": "notifyCancelRequested"
+            },
+            {
+              "type": "recordDiscard"
+            },
+            {
+              "type": "deferQueueDiscard"
+            },
+            {
+              "type": "openResumeScope"
+            }
+          ]
+        },
+        "DISPOSE": {
+          "target": "disposing",
+          "actions": [
+            {
+              "type": "setKeepInboxOnDispose"
+            },
+            {
+              "type": "recordDiscard"
+            },
+            {
+              "type": "dropSuspendedSteering"
+            }
+          ]
+        }
+      }
     },
     "idle": {
       "always": {
@@ -343,6 +485,29 @@ const agentMachine = createMachine({
             ]
           },
           "on": {
+            "TURN_SUSPENDED": [
+              {
+                "guard": "isDisposing",
+                "target": "#agent.disposing",
+                "actions": [
+                  "closeTurnScope",
+                  "clearTurn"
+                ]
+              },
+              {
+                "target": "#agent.suspended",
+                "actions": [
+                  "closeTurnScope",
+                  "clearTurn",
+                  {
+                    "type": "setSuspension",
+                    "params": {
+                      "suspension": "waiting"
+                    }
+                  }
+                ]
+              }
+            ],
             "STEERING_HELD": {
               "actions": {
                 "type": "holdSteering"

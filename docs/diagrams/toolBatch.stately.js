@@ -21,6 +21,12 @@ const toolBatchMachine = createMachine({
     "SETTLED": {
       "actions": "markSettled"
     },
+    "PARKED": {
+      "actions": "recordParked"
+    },
+    "HELD": {
+      "actions": "recordHeld"
+    },
     "DIRECT_SETTLED": {
       "guard": {
         "type": "settlesDirectCall"
@@ -73,6 +79,10 @@ const toolBatchMachine = createMachine({
           "target": "classifying"
         },
         {
+          "guard": "shouldSuspend",
+          "target": "suspending"
+        },
+        {
           "target": "waiting"
         }
       ]
@@ -82,6 +92,14 @@ const toolBatchMachine = createMachine({
         "PREPARED": {
           "target": "scheduling",
           "actions": "markPrepared"
+        },
+        "PARKED": {
+          "target": "scheduling",
+          "actions": "recordParked"
+        },
+        "HELD": {
+          "target": "scheduling",
+          "actions": "recordHeld"
         },
         "SETTLED": {
           "target": "scheduling",
@@ -164,6 +182,10 @@ const toolBatchMachine = createMachine({
           "target": "starting"
         },
         {
+          "guard": "shouldSuspend",
+          "target": "suspending"
+        },
+        {
           "target": "waiting"
         }
       ]
@@ -236,6 +258,16 @@ const toolBatchMachine = createMachine({
       "on": {
         "FINISH": "done"
       }
+    },
+    "suspending": {
+      "entry": [
+        "recordSuspension",
+        "releaseWaitingCalls"
+      ],
+      "always": "suspended"
+    },
+    "suspended": {
+      "type": "final"
     },
     "failed": {
       "type": "final"

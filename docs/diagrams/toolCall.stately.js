@@ -75,6 +75,26 @@ const toolCallMachine = createMachine({
                 ]
               },
               {
+                "guard": {
+                  "type": "resumesAs",
+                  "params": {
+                    "as": "parked"
+                  }
+                },
+                "target": "#toolCall.sealing",
+                "actions": "recordDetach"
+              },
+              {
+                "guard": {
+                  "type": "resumesAs",
+                  "params": {
+                    "as": "held"
+                  }
+                },
+                "target": "#toolCall.sealing",
+                "actions": "recordDetach"
+              },
+              {
                 "guard": "foldsInput",
                 "target": "folding",
                 "actions": "recordDetach"
@@ -146,6 +166,24 @@ const toolCallMachine = createMachine({
           "guard": "isAborted",
           "target": "settled",
           "actions": "settleAbortedBeforeDispatch"
+        },
+        {
+          "guard": {
+            "type": "resumesAs",
+            "params": {
+              "as": "parked"
+            }
+          },
+          "target": "parked"
+        },
+        {
+          "guard": {
+            "type": "resumesAs",
+            "params": {
+              "as": "held"
+            }
+          },
+          "target": "held"
         },
         {
           "guard": {
@@ -269,6 +307,20 @@ const toolCallMachine = createMachine({
             "guard": {
               "type": "approvalIs",
               "params": {
+                "kind": "deferred"
+              }
+            },
+            "target": "parked.waiting",
+            "actions": [
+              "recordDeferral",
+              "markPrepared",
+              "reportParked"
+            ]
+          },
+          {
+            "guard": {
+              "type": "approvalIs",
+              "params": {
                 "kind": "aborted"
               }
             },
@@ -289,6 +341,99 @@ const toolCallMachine = createMachine({
         }
       }
     },
+    "parked": {
+      "on": {
+        "ABORT": {
+          "guard": "isLive",
+          "target": "settled",
+          "actions": [
+            "markAborted",
+            "startCancelGrace",
+            "abortCall",
+            "settleAbortedBeforeDispatch"
+          ]
+        }
+      },
+      "initial": "answered",
+      "states": {
+        "answered": {
+          "always": [
+            {
+              "guard": {
+                "type": "parkedAnswerIs",
+                "params": {
+                  "allows": false
+                }
+              },
+              "target": "#toolCall.settled",
+              "actions": "settleParkedDenial"
+            },
+            {
+              "guard": {
+                "type": "parkedAnswerIs",
+                "params": {
+                  "allows": true
+                }
+              },
+              "target": "#toolCall.guards",
+              "actions": "clearResume"
+            },
+            {
+              "target": "waiting",
+              "actions": [
+                "markPrepared",
+                "reportParked"
+              ]
+            }
+          ]
+        },
+        "waiting": {}
+      }
+    },
+    "held": {
+      "on": {
+        "ABORT": {
+          "guard": "isLive",
+          "target": "settled",
+          "actions": [
+            "markAborted",
+            "startCancelGrace",
+            "abortCall",
+            "settleAbortedBeforeDispatch"
+          ]
+        }
+      },
+      "initial": "entering",
+      "states": {
+        "entering": {
+          "always": [
+            {
+              "guard": {
+                "type": "resumesAs",
+                "params": {
+                  "as": "held"
+                }
+              },
+              "target": "#toolCall.preExecute",
+              "actions": "clearResume"
+            },
+            {
+              "target": "waiting",
+              "actions": [
+                "markPrepared",
+                {
+                  "type": "reportToBatch",
+                  "params": {
+                    "report": "HELD"
+                  }
+                }
+              ]
+            }
+          ]
+        },
+        "waiting": {}
+      }
+    },
     "guards": {
       "on": {
         "ABORT": {
@@ -306,6 +451,10 @@ const toolCallMachine = createMachine({
       "states": {
         "checking": {
           "always": [
+            {
+              "guard": "dispatchHeld",
+              "target": "#toolCall.held"
+            },
             {
               "guard": {
                 "type": "seamIsEmpty",

@@ -2,8 +2,17 @@ import { createMachine } from 'xstate';
 
 const turnMachine = createMachine({
   "id": "turn",
-  "initial": "opening",
+  "initial": "entering",
   "states": {
+    "entering": {
+      "always": [
+        {
+          "guard": "resumes",
+          "target": "#turn.open.step.suspended.resuming"
+        },
+        "opening"
+      ]
+    },
     "opening": {
       "entry": "appendTurnStart",
       "on": {
@@ -51,6 +60,20 @@ const turnMachine = createMachine({
       "initial": "promptSubmit",
       "states": {
         "promptSubmit": {
+          "on": {
+            "CANCEL": {
+              "target": "#turn.closing",
+              "actions": [
+                {
+                  "type": "recordCancel"
+                },
+                {
+                  "type": "discardUnrecordedPrompt"
+                },
+                "abortTurn"
+              ]
+            }
+          },
           "initial": "check",
           "states": {
             "check": {
@@ -250,6 +273,7 @@ const turnMachine = createMachine({
                 },
                 "tools": {
                   "initial": "running",
+                  "exit": "clearResume",
                   "invoke": {
                     "id": "toolBatch",
                     "src": "toolBatch",
@@ -269,6 +293,13 @@ const turnMachine = createMachine({
                             }
                           }
                         ]
+                      },
+                      {
+                        "guard": "batchSuspended",
+                        "target": "#turn.open.step.suspended",
+                        "actions": {
+                          "type": "appendTurnSuspended"
+                        }
                       },
                       {
                         "target": "#turn.open.step.postBatchSteering",
@@ -329,6 +360,42 @@ const turnMachine = createMachine({
                       }
                     }
                   }
+                }
+              }
+            },
+            "suspended": {
+              "initial": "waiting",
+              "states": {
+                "waiting": {
+                  "always": {
+                    "guard": "hasFailure",
+                    "target": "#turn.closing"
+                  },
+                  "entry": "notifySuspended",
+                  "on": {
+                    "INJECT": {
+                      "actions": {
+                        "type": "appendHeldContext"
+                      }
+                    },
+                    "CANCEL": {}
+                  }
+                },
+                "resuming": {
+                  "always": [
+                    {
+                      "guard": "resumeCancels",
+                      "target": "#turn.open.step.inFlight.tools",
+                      "actions": "takeResume"
+                    },
+                    {
+                      "target": "#turn.open.step.inFlight.tools",
+                      "actions": [
+                        "takeResume",
+                        "appendTurnResumed"
+                      ]
+                    }
+                  ]
                 }
               }
             },

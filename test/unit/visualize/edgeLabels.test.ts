@@ -93,8 +93,8 @@ describe('turn diagram', () => {
     expect(shared[0]).toContain('requestError');
   });
 
-  it('has 12 edges into closing (29 before the seam states and exits were bundled)', () => {
-    expect(intoClosing).toHaveLength(12);
+  it('has 13 edges into closing (29 before the seam states and exits were bundled; +1 a cancel during prompt-submit, Y04)', () => {
+    expect(intoClosing).toHaveLength(13);
   });
 
   it('names its fonts with Helvetica-metric fallbacks, so a viewer draws the labels at the widths laid out', () => {
