@@ -3,7 +3,13 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { readJsonlLog } from '../../../session/index.js';
-import { createApprovalAgent, createJsonlStore, createSessionDir, type Ran, violationsOf } from './scenario.js';
+import {
+  createApprovalAgent,
+  createJsonlStore,
+  createSessionDir,
+  type Ran,
+  violationsOf,
+} from './scenario.js';
 
 const childFile = join(import.meta.dirname, 'fixtures', 'resolveInChild.ts');
 const runChild = (args: string[]) =>
@@ -25,7 +31,7 @@ const batch = {
 };
 
 describe('a suspended turn resumes in another process', () => {
-  it('V02 dispose, reopen in a new process, resolve the second request then the first: the approved call runs once through that process\'s guards, the rejected one is denied, the held call is judged again, results in model order, held contexts after the batch, the turn ends', async () => {
+  it("V02 dispose, reopen in a new process, resolve the second request then the first: the approved call runs once through that process's guards, the rejected one is denied, the held call is judged again, results in model order, held contexts after the batch, the turn ends", async () => {
     const session = createSessionDir();
     cleanups.push(session.cleanup);
     const ran: Ran = [];
@@ -66,7 +72,10 @@ describe('a suspended turn resumes in another process', () => {
     ]);
     const results = events
       .filter((e) => e.type === 'tool/result')
-      .map((e) => [(e.data as { callId: string }).callId, (e.data as { error?: { code: string } }).error?.code ?? 'ok']);
+      .map((e) => [
+        (e.data as { callId: string }).callId,
+        (e.data as { error?: { code: string } }).error?.code ?? 'ok',
+      ]);
     expect(results).toEqual([
       ['d1', 'DENIED'],
       ['d2', 'ok'],
