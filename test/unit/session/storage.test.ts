@@ -1,6 +1,7 @@
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import {
   chmodSync,
+  chownSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -486,22 +487,27 @@ describe('D07 read-only files and I/O failures', () => {
     chmodSync(shared, 0o755);
     const path = join(shared, 'private.jsonl');
     writeFileSync(path, `${header()}\n${lineOf(logOf(ts(1))[0]!)}\n`, { mode: 0o600 });
-    // As root, the child loads the code as root (the checkout may sit under a 0700 folder), then drops to
-    // nobody before it opens the file, so the kernel really refuses; as anyone else, a mode-000 file does.
+    // As root, the file belongs to nobody and the child runs without the capabilities that bypass file modes
+    // (setpriv), so the kernel really refuses while the checkout stays readable (it may sit under a 0700 folder).
     const asRoot = process.getuid?.() === 0;
-    if (!asRoot) chmodSync(path, 0o000);
-    const dropToNobody = asRoot ? 'process.setgroups([]); process.setgid(65534); process.setuid(65534);' : '';
+    if (asRoot) chownSync(path, 65534, 65534);
+    else chmodSync(path, 0o000);
+    const node = ['--import', 'tsx', '--input-type=module', '-e'];
     const runAs = (code: string) =>
-      promisify(execFile)(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', code], {
-        cwd: root,
-      });
+      asRoot
+        ? promisify(execFile)(
+            'setpriv',
+            ['--bounding-set', '-dac_override,-dac_read_search', process.execPath, ...node, code],
+            { cwd: root },
+          )
+        : promisify(execFile)(process.execPath, [...node, code], { cwd: root });
     const { stdout } = await runAs(
-      `const m = await import(${JSON.stringify(join(root, 'session/index.ts'))}); ${dropToNobody}
+      `const m = await import(${JSON.stringify(join(root, 'session/index.ts'))});
        m.readJsonlLog(${JSON.stringify(path)}).then(() => console.log('loaded'), e => console.log(JSON.stringify({ name: e.name, code: e.code })))`,
     );
     expect(JSON.parse(stdout)).toEqual({ name: 'SessionLoadError', code: 'PERMISSION_DENIED' });
     const cli = await runAs(
-      `const { main } = await import(${JSON.stringify(join(root, 'cli/main.ts'))}); ${dropToNobody}
+      `const { main } = await import(${JSON.stringify(join(root, 'cli/main.ts'))});
        process.exitCode = await main(['log', ${JSON.stringify(path)}]);`,
     ).then(
       () => ({ code: 0, stderr: '' }),
