@@ -47,6 +47,15 @@ export async function writeInspectedSession(file: string, cwd: string): Promise<
         : next(),
     { name: 'publish-gate' },
   );
+  // The two reads really overlap, however slow their hooks are on a loaded machine: each body waits for the other's start.
+  let bothStarted: () => void = () => {};
+  const overlap = new Promise<void>((resolve) => {
+    let started = 0;
+    bothStarted = () => {
+      started += 1;
+      if (started === 2) resolve();
+    };
+  });
   const tools = createToolRegistry();
   tools.register(
     defineTool({
@@ -55,6 +64,8 @@ export async function writeInspectedSession(file: string, cwd: string): Promise<
       parameters: z.object({ path: z.string() }),
       concurrency: 'parallel',
       execute: async ({ path }) => {
+        bothStarted();
+        await overlap;
         await sleep(path === 'README.md' ? 120 : 60);
         return `contents of ${path}`;
       },

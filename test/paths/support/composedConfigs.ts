@@ -210,4 +210,134 @@ export const unreachable: readonly { what: string; why: string; coveredBy: strin
     why: "a stepped call's machine dying (internal)",
     coveredBy: 'G01 toolBatch: shortest paths over every batch configuration',
   },
+  {
+    what: 'agent.suspended',
+    why: 'approvals (a deferred ask, resolveApproval, a resume input) landed after the proof; its world does not answer deferred yet',
+    coveredBy: 'G01 path suites from resume inputs; V01, V02, V04 in test/unit/approvals',
+  },
+  {
+    what: 'turn.open.step.suspended',
+    why: 'approvals (a deferred ask, resolveApproval, a resume input) landed after the proof; its world does not answer deferred yet',
+    coveredBy: 'G01 path suites from resume inputs; V01, V02, V04 in test/unit/approvals',
+  },
+  {
+    what: 'turn.open.step.suspended.waiting',
+    why: 'approvals (a deferred ask, resolveApproval, a resume input) landed after the proof; its world does not answer deferred yet',
+    coveredBy: 'G01 path suites from resume inputs; V01, V02, V04 in test/unit/approvals',
+  },
+  {
+    what: 'turn.open.step.suspended.resuming',
+    why: 'approvals (a deferred ask, resolveApproval, a resume input) landed after the proof; its world does not answer deferred yet',
+    coveredBy: 'G01 path suites from resume inputs; V01, V02, V04 in test/unit/approvals',
+  },
+  {
+    what: 'toolBatch.suspending',
+    why: 'approvals (a deferred ask, resolveApproval, a resume input) landed after the proof; its world does not answer deferred yet',
+    coveredBy: 'G01 path suites from resume inputs; V01, V02, V04 in test/unit/approvals',
+  },
+  {
+    what: 'toolBatch.suspended',
+    why: 'approvals (a deferred ask, resolveApproval, a resume input) landed after the proof; its world does not answer deferred yet',
+    coveredBy: 'G01 path suites from resume inputs; V01, V02, V04 in test/unit/approvals',
+  },
+  {
+    what: 'toolCall.parked',
+    why: 'approvals (a deferred ask, resolveApproval, a resume input) landed after the proof; its world does not answer deferred yet',
+    coveredBy: 'G01 path suites from resume inputs; V01, V02, V04 in test/unit/approvals',
+  },
+  {
+    what: 'toolCall.parked.answered',
+    why: 'approvals (a deferred ask, resolveApproval, a resume input) landed after the proof; its world does not answer deferred yet',
+    coveredBy: 'G01 path suites from resume inputs; V01, V02, V04 in test/unit/approvals',
+  },
+  {
+    what: 'toolCall.parked.waiting',
+    why: 'approvals (a deferred ask, resolveApproval, a resume input) landed after the proof; its world does not answer deferred yet',
+    coveredBy: 'G01 path suites from resume inputs; V01, V02, V04 in test/unit/approvals',
+  },
+  {
+    what: 'toolCall.held',
+    why: 'approvals (a deferred ask, resolveApproval, a resume input) landed after the proof; its world does not answer deferred yet',
+    coveredBy: 'G01 path suites from resume inputs; V01, V02, V04 in test/unit/approvals',
+  },
+  {
+    what: 'toolCall.held.entering',
+    why: 'approvals (a deferred ask, resolveApproval, a resume input) landed after the proof; its world does not answer deferred yet',
+    coveredBy: 'G01 path suites from resume inputs; V01, V02, V04 in test/unit/approvals',
+  },
+  {
+    what: 'toolCall.held.waiting',
+    why: 'approvals (a deferred ask, resolveApproval, a resume input) landed after the proof; its world does not answer deferred yet',
+    coveredBy: 'G01 path suites from resume inputs; V01, V02, V04 in test/unit/approvals',
+  },
+  {
+    what: 'turn.entering —always→ #0',
+    why: 'approvals (a deferred ask, resolveApproval, a resume input) landed after the proof; its world does not answer deferred yet',
+    coveredBy: 'G01 path suites from resume inputs; V01, V02, V04 in test/unit/approvals',
+  },
+  {
+    what: 'turn.open.step.inFlight.tools —xstate.done.actor.toolBatch→ #1',
+    why: 'approvals (a deferred ask, resolveApproval, a resume input) landed after the proof; its world does not answer deferred yet',
+    coveredBy: 'G01 path suites from resume inputs; V01, V02, V04 in test/unit/approvals',
+  },
+  {
+    what: 'turn.open.step.suspended.waiting —always→ #0',
+    why: 'approvals (a deferred ask, resolveApproval, a resume input) landed after the proof; its world does not answer deferred yet',
+    coveredBy: 'G01 path suites from resume inputs; V01, V02, V04 in test/unit/approvals',
+  },
+  {
+    what: 'turn.open.step.suspended.waiting —INJECT→ #0',
+    why: 'approvals (a deferred ask, resolveApproval, a resume input) landed after the proof; its world does not answer deferred yet',
+    coveredBy: 'G01 path suites from resume inputs; V01, V02, V04 in test/unit/approvals',
+  },
+  {
+    what: 'turn.open.step.suspended.waiting —CANCEL→ #0',
+    why: 'approvals (a deferred ask, resolveApproval, a resume input) landed after the proof; its world does not answer deferred yet',
+    coveredBy: 'G01 path suites from resume inputs; V01, V02, V04 in test/unit/approvals',
+  },
+  {
+    what: 'turn.open.step.suspended.resuming —always→ #0',
+    why: 'approvals (a deferred ask, resolveApproval, a resume input) landed after the proof; its world does not answer deferred yet',
+    coveredBy: 'G01 path suites from resume inputs; V01, V02, V04 in test/unit/approvals',
+  },
+  {
+    what: 'turn.open.step.suspended.resuming —always→ #1',
+    why: 'approvals (a deferred ask, resolveApproval, a resume input) landed after the proof; its world does not answer deferred yet',
+    coveredBy: 'G01 path suites from resume inputs; V01, V02, V04 in test/unit/approvals',
+  },
+  {
+    what: 'toolBatch —PARKED→ #0',
+    why: 'approvals (a deferred ask, resolveApproval, a resume input) landed after the proof; its world does not answer deferred yet',
+    coveredBy: 'G01 path suites from resume inputs; V01, V02, V04 in test/unit/approvals',
+  },
+  {
+    what: 'toolBatch —HELD→ #0',
+    why: 'approvals (a deferred ask, resolveApproval, a resume input) landed after the proof; its world does not answer deferred yet',
+    coveredBy: 'G01 path suites from resume inputs; V01, V02, V04 in test/unit/approvals',
+  },
+  {
+    what: 'toolBatch.scheduling —always→ #6',
+    why: 'approvals (a deferred ask, resolveApproval, a resume input) landed after the proof; its world does not answer deferred yet',
+    coveredBy: 'G01 path suites from resume inputs; V01, V02, V04 in test/unit/approvals',
+  },
+  {
+    what: 'toolBatch.waiting —PARKED→ #0',
+    why: 'approvals (a deferred ask, resolveApproval, a resume input) landed after the proof; its world does not answer deferred yet',
+    coveredBy: 'G01 path suites from resume inputs; V01, V02, V04 in test/unit/approvals',
+  },
+  {
+    what: 'toolBatch.waiting —HELD→ #0',
+    why: 'approvals (a deferred ask, resolveApproval, a resume input) landed after the proof; its world does not answer deferred yet',
+    coveredBy: 'G01 path suites from resume inputs; V01, V02, V04 in test/unit/approvals',
+  },
+  {
+    what: 'toolBatch.placing —always→ #5',
+    why: 'approvals (a deferred ask, resolveApproval, a resume input) landed after the proof; its world does not answer deferred yet',
+    coveredBy: 'G01 path suites from resume inputs; V01, V02, V04 in test/unit/approvals',
+  },
+  {
+    what: 'toolBatch.suspending —always→ #0',
+    why: 'approvals (a deferred ask, resolveApproval, a resume input) landed after the proof; its world does not answer deferred yet',
+    coveredBy: 'G01 path suites from resume inputs; V01, V02, V04 in test/unit/approvals',
+  },
 ];
