@@ -199,7 +199,8 @@ describe('N05 chaos', () => {
     await eventually(
       'the paused worker was fenced',
       () => paused!.lines.some((line) => line.includes('FENCED')),
-      10_000,
+      // Its next write or lease renewal may wait behind a tool body or a slow event loop on a loaded machine.
+      60_000,
     );
     live.push(paused!);
     expect(killed).toHaveLength(KILLS);
@@ -208,5 +209,5 @@ describe('N05 chaos', () => {
     const codes = await Promise.all(live.map((worker) => worker.exited));
     expect(codes.every((code) => code === 143)).toBe(true);
     await eventually('no worker process is left', () => leftoverProcesses().length === 0, 10_000);
-  }, 280_000);
+  }, 330_000);
 });
