@@ -19,7 +19,8 @@ import { readSessionFile } from '../../session/stores/jsonlParse.js';
 import { createTestDatabase } from './support/database.js';
 import { migrateForTest } from './support/migrate.js';
 
-const runner = { describe, it };
+// Each store's suite is named with the acceptance id it proves.
+const runner = { describe: (name: string, body: () => void) => describe(`N01 ${name}`, body), it };
 
 storeConformance(
   'memoryStore',
