@@ -4,18 +4,10 @@
 // exactly one turn or discarded, every log checks clean at rest, tokens never go back (nothing the paused
 // worker wrote after losing a lease is stored), its late writes were FENCED, and no worker process is left.
 import { readdirSync, readFileSync } from 'node:fs';
-import pg from 'pg';
 import { checkInvariants, formatViolation, type LogEvent } from 'seamchart';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from './support/database.js';
-import {
-  cli,
-  createFleet,
-  eventually,
-  type Fleet,
-  startSender,
-  type WorkerProcess,
-} from './support/fleet.js';
+import { describe, expect, it } from 'vitest';
+import { cli, eventually, startSender, type WorkerProcess } from './support/fleet.js';
+import { useFleet } from './support/fleetSuite.js';
 
 const SESSIONS = Number(process.env.CHAOS_SESSIONS ?? 50);
 const MESSAGES = Number(process.env.CHAOS_MESSAGES ?? 4);
@@ -32,27 +24,14 @@ const script = Array.from({ length: MESSAGES + 1 }, () => [
   { text: 'done' },
 ]).flat();
 
-let database: TestDatabase;
-let admin: pg.Pool;
-let fleet: Fleet;
-
-beforeAll(async () => {
-  database = await createTestDatabase('seamchart_n05');
-  admin = new pg.Pool({ connectionString: database.url, max: 3 });
-  fleet = createFleet(database.url, script);
-});
-afterAll(async () => {
-  await fleet?.close();
-  await admin?.end();
-  await database?.drop();
-});
+const suite = useFleet('seamchart_n05', script, 3);
 
 const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 const isRunning = (worker: WorkerProcess) =>
   worker.child.exitCode === null && worker.child.signalCode === null;
 
 async function count(sql: string, params: unknown[] = []): Promise<number> {
-  return Number((await admin.query(sql, params)).rows[0].count);
+  return Number((await suite.admin.query(sql, params)).rows[0].count);
 }
 
 /** Processes whose command line names this test's database: workers (and anything they started) left behind. */
@@ -62,7 +41,7 @@ function leftoverProcesses(): string[] {
     if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
     try {
       const command = readFileSync(`/proc/${entry}/cmdline`, 'utf8').replaceAll('\0', ' ');
-      if (command.includes(database.name) || command.includes(fleet.folder))
+      if (command.includes(suite.database.name) || command.includes(suite.fleet.folder))
         found.push(`${entry}: ${command}`);
     } catch {
       // Gone meanwhile.
@@ -78,7 +57,7 @@ async function pauseAHolder(
   for (;;) {
     for (const worker of live) {
       worker.child.kill('SIGSTOP');
-      const held = await admin.query<{ id: string; lease_token: string }>(
+      const held = await suite.admin.query<{ id: string; lease_token: string }>(
         'SELECT id, lease_token FROM seamchart.sessions WHERE lease_holder = $1',
         [worker.executorId],
       );
@@ -96,7 +75,7 @@ async function takenOver(paused: WorkerProcess, heldAtPause: Map<string, number>
   await eventually(
     'a session of the paused worker is taken over',
     async () => {
-      const rows = await admin.query<{ id: string; lease_token: string; lease_holder: string | null }>(
+      const rows = await suite.admin.query<{ id: string; lease_token: string; lease_holder: string | null }>(
         'SELECT id, lease_token, lease_holder FROM seamchart.sessions WHERE id = ANY($1)',
         [[...heldAtPause.keys()]],
       );
@@ -111,13 +90,13 @@ async function takenOver(paused: WorkerProcess, heldAtPause: Map<string, number>
 
 describe('N05 chaos', () => {
   it(`N05 3 workers, ${SESSIONS} sessions × ${MESSAGES} messages, ${KILLS} SIGKILLs and a paused worker: nothing lost, nothing doubled, every log clean`, async () => {
-    expect((await cli(['db', 'migrate', '--database-url', database.url])).code).toBe(0);
+    expect((await cli(['db', 'migrate', '--database-url', suite.database.url])).code).toBe(0);
     let started = 0;
-    const startWorker = () => fleet.start(`n05-w${++started}`);
+    const startWorker = () => suite.fleet.start(`n05-w${++started}`);
     const live: WorkerProcess[] = await Promise.all([startWorker(), startWorker(), startWorker()]);
 
     // The sender runs beside the chaos: messages arrive while workers die.
-    const sender = startSender(database.url);
+    const sender = startSender(suite.database.url);
     const acked: { sessionId: string; id: string }[] = [];
     const sending = (async () => {
       for (let round = 1; round <= MESSAGES; round++) {
@@ -170,7 +149,7 @@ describe('N05 chaos', () => {
     for (let s = 1; s <= SESSIONS; s++) {
       const sessionId = `n05-s${s}`;
       const rows = (
-        await admin.query<{ event: string; lease_token: string }>(
+        await suite.admin.query<{ event: string; lease_token: string }>(
           'SELECT event, lease_token FROM seamchart.events WHERE session_id = $1 ORDER BY seq',
           [sessionId],
         )

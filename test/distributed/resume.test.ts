@@ -1,46 +1,23 @@
-// N04: SIGKILL of a worker process while a tool body runs — another worker's sweeper resumes its deliveries;
-// the interrupted turn is repaired (the running call TOOL_OUTCOME_UNKNOWN, its tool/call in the log).
-import pg from 'pg';
-import { checkInvariants, formatViolation, type LogEvent } from 'seamchart';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from './support/database.js';
-import { cli, createFleet, eventually, type Fleet, startSender } from './support/fleet.js';
+import { checkInvariants, formatViolation } from 'seamchart';
+import { describe, expect, it } from 'vitest';
+import { cli, eventually, startSender } from './support/fleet.js';
+import { useFleet } from './support/fleetSuite.js';
 
 const script = Array.from({ length: 6 }, () => [
   { toolCalls: [{ id: 'sleep', name: 'Bash', arguments: { command: 'sleep 2' } }] },
   { text: 'done' },
 ]).flat();
 
-let database: TestDatabase;
-let admin: pg.Pool;
-let fleet: Fleet;
-
-beforeAll(async () => {
-  database = await createTestDatabase('seamchart_n04');
-  admin = new pg.Pool({ connectionString: database.url, max: 2 });
-  fleet = createFleet(database.url, script);
-});
-afterAll(async () => {
-  await fleet?.close();
-  await admin?.end();
-  await database?.drop();
-});
-
-async function storedEvents(sessionId: string): Promise<LogEvent[]> {
-  const rows = await admin.query<{ event: string }>(
-    'SELECT event FROM seamchart.events WHERE session_id = $1 ORDER BY seq',
-    [sessionId],
-  );
-  return rows.rows.map((row) => JSON.parse(row.event) as LogEvent);
-}
+const suite = useFleet('seamchart_n04', script);
+const { storedEvents } = suite;
 
 const SESSIONS = ['n04-a', 'n04-b', 'n04-c', 'n04-d'];
 
 describe('N04 a killed worker’s turns are resumed', () => {
   it('N04 SIGKILL mid-tool-body: another worker resumes, the call is TOOL_OUTCOME_UNKNOWN, every message once', async () => {
-    expect((await cli(['db', 'migrate', '--database-url', database.url])).code).toBe(0);
-    const victim = await fleet.start('n04-victim');
-    const sender = startSender(database.url);
+    expect((await cli(['db', 'migrate', '--database-url', suite.database.url])).code).toBe(0);
+    const victim = await suite.fleet.start('n04-victim');
+    const sender = startSender(suite.database.url);
     const acked = new Map<string, string[]>();
     for (const sessionId of SESSIONS) {
       for (const round of [1, 2]) {
@@ -67,7 +44,7 @@ describe('N04 a killed worker’s turns are resumed', () => {
     victim.child.kill('SIGKILL');
     expect(await victim.exited).toBe(-1);
     // Started after the kill, so every session is the victim's (the bench measures kill-to-resume with a warm fleet).
-    const survivor = await fleet.start('n04-survivor');
+    const survivor = await suite.fleet.start('n04-survivor');
 
     await eventually(
       'the survivor resumed the victim’s deliveries',
@@ -81,8 +58,8 @@ describe('N04 a killed worker’s turns are resumed', () => {
       'every delivery finished',
       async () =>
         Number(
-          (await admin.query("SELECT count(*) FROM dbos.workflow_status WHERE status = 'SUCCESS'")).rows[0]
-            .count,
+          (await suite.admin.query("SELECT count(*) FROM dbos.workflow_status WHERE status = 'SUCCESS'"))
+            .rows[0].count,
         ) ===
         SESSIONS.length * 2,
       90_000,

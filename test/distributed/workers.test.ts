@@ -1,19 +1,15 @@
-// N03: two real worker processes run 20 sessions × 5 messages sent from a third process: in send order,
-// one runner per session at a time, every log clean; ids deliver once per session; unknown sessions are refused.
-import pg from 'pg';
 import {
   checkInvariants,
   createAgent,
   createSeams,
   createToolRegistry,
   formatViolation,
-  type LogEvent,
   openPostgresStore,
   scriptedModel,
 } from 'seamchart';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, type TestDatabase } from './support/database.js';
-import { cli, createFleet, eventually, type Fleet, startSender } from './support/fleet.js';
+import { describe, expect, it } from 'vitest';
+import { cli, eventually, startSender } from './support/fleet.js';
+import { useFleet } from './support/fleetSuite.js';
 
 const SESSIONS = 20;
 const MESSAGES = 5;
@@ -22,28 +18,8 @@ const script = Array.from({ length: 6 }, () => [
   { text: 'done' },
 ]).flat();
 
-let database: TestDatabase;
-let admin: pg.Pool;
-let fleet: Fleet;
-
-beforeAll(async () => {
-  database = await createTestDatabase('seamchart_n03');
-  admin = new pg.Pool({ connectionString: database.url, max: 2 });
-  fleet = createFleet(database.url, script);
-});
-afterAll(async () => {
-  await fleet?.close();
-  await admin?.end();
-  await database?.drop();
-});
-
-async function storedEvents(sessionId: string): Promise<LogEvent[]> {
-  const rows = await admin.query<{ event: string }>(
-    'SELECT event FROM seamchart.events WHERE session_id = $1 ORDER BY seq',
-    [sessionId],
-  );
-  return rows.rows.map((row) => JSON.parse(row.event) as LogEvent);
-}
+const suite = useFleet('seamchart_n03', script);
+const { storedEvents } = suite;
 
 /** The workers' own record of each delivery of a session: `<time> session S: message ID started|finished`. */
 function deliverySpans(sessionId: string): { id: string; start: number; end: number }[] {
@@ -51,7 +27,7 @@ function deliverySpans(sessionId: string): { id: string; start: number; end: num
   const pattern = new RegExp(
     `^seamchart worker: (\\S+) session ${sessionId}: message (\\S+) (started|finished)`,
   );
-  for (const line of fleet.workers.flatMap((worker) => worker.lines)) {
+  for (const line of suite.fleet.workers.flatMap((worker) => worker.lines)) {
     const match = pattern.exec(line);
     if (match === null) continue;
     const [, time, id, what] = match as unknown as [string, string, string, string];
@@ -74,17 +50,17 @@ interface WorkflowRow {
 
 describe('N03 two workers, sessions in order', () => {
   it('N03 20 sessions × 5 messages from a third process run in send order, never two at once, each id once per session', async () => {
-    const migrated = await cli(['db', 'migrate', '--database-url', database.url]);
+    const migrated = await cli(['db', 'migrate', '--database-url', suite.database.url]);
     expect(migrated.code).toBe(0);
 
     // An unknown session without --new: exit 2, nothing enqueued.
-    const unknown = await cli(['send', '--database-url', database.url, '--session', 'nobody', 'hello']);
+    const unknown = await cli(['send', '--database-url', suite.database.url, '--session', 'nobody', 'hello']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('Session "nobody" does not exist');
 
-    await fleet.start('n03-w1');
-    await fleet.start('n03-w2');
-    const sender = startSender(database.url);
+    await suite.fleet.start('n03-w1');
+    await suite.fleet.start('n03-w2');
+    const sender = startSender(suite.database.url);
     const acks: string[] = [];
     for (let round = 1; round <= MESSAGES; round++) {
       for (let s = 1; s <= SESSIONS; s++) {
@@ -108,14 +84,14 @@ describe('N03 two workers, sessions in order', () => {
       'every delivery finished',
       async () =>
         Number(
-          (await admin.query("SELECT count(*) FROM dbos.workflow_status WHERE status = 'SUCCESS'")).rows[0]
-            .count,
+          (await suite.admin.query("SELECT count(*) FROM dbos.workflow_status WHERE status = 'SUCCESS'"))
+            .rows[0].count,
         ) ===
         SESSIONS * MESSAGES,
       90_000,
     );
     const workflows = (
-      await admin.query<WorkflowRow>(
+      await suite.admin.query<WorkflowRow>(
         'SELECT workflow_uuid, status, executor_id, queue_partition_key, started_at_epoch_ms, completed_at FROM dbos.workflow_status',
       )
     ).rows;
@@ -144,11 +120,11 @@ describe('N03 two workers, sessions in order', () => {
     }
 
     // Graceful stop: SIGTERM, exit 143.
-    for (const worker of fleet.workers) worker.child.kill('SIGTERM');
-    expect(await Promise.all(fleet.workers.map((worker) => worker.exited))).toEqual([143, 143]);
+    for (const worker of suite.fleet.workers) worker.child.kill('SIGTERM');
+    expect(await Promise.all(suite.fleet.workers.map((worker) => worker.exited))).toEqual([143, 143]);
 
     // followup with an id the session accepted is a no-op returning it.
-    const store = await openPostgresStore({ connectionString: database.url, sessionId: 'n03-s2' });
+    const store = await openPostgresStore({ connectionString: suite.database.url, sessionId: 'n03-s2' });
     const agent = createAgent({
       seams: createSeams(),
       tools: createToolRegistry(),
