@@ -76,20 +76,30 @@ export const turnMachine = turnSetup.createMachine({
       entry: 'appendTurnStart',
       on: {
         TURN_OPENED: 'open',
-        // turn/start was refused: nothing is owed, nothing more is written.
-        INTERNAL_ERROR: {
-          target: 'done',
-          actions: [
-            {
-              type: 'recordFailure',
-              params: ({ event }) => ({ error: { ...event.error, code: TurnFailureCode.internalError } }),
-            },
-            // Closed before the report: an agent/error listener's steer must find the agent past `open`.
-            'notifyClosed',
-            { type: 'reportFailure', params: { origin: 'turn' } },
-            'settleReason',
-          ],
-        },
+        INTERNAL_ERROR: [
+          // turn/start was refused: the claimed message is owed a turn, so it is written again once (a
+          // refusal that holds is reported once, below).
+          {
+            guard: { type: 'mayRewrite', params: { write: 'turn/start' } },
+            target: 'opening',
+            reenter: true,
+            actions: [{ type: 'markRewritten', params: { write: 'turn/start' } }],
+          },
+          // Refused again: nothing is owed, nothing more is written (a resume re-queues the message).
+          {
+            target: 'done',
+            actions: [
+              {
+                type: 'recordFailure',
+                params: ({ event }) => ({ error: { ...event.error, code: TurnFailureCode.internalError } }),
+              },
+              // Closed before the report: an agent/error listener's steer must find the agent past `open`.
+              'notifyClosed',
+              { type: 'reportFailure', params: { origin: 'turn' } },
+              'settleReason',
+            ],
+          },
+        ],
       },
     },
     open: {
@@ -114,7 +124,10 @@ export const turnMachine = turnSetup.createMachine({
               target: '#turn.closing',
               actions: [
                 { type: 'recordCancel', params: ({ event }) => event },
-                { type: 'discardUnrecordedPrompt', params: ({ event }) => ({ cause: event.cause }) },
+                {
+                  type: 'discardUnrecordedPrompt',
+                  params: ({ event }) => ({ cause: event.cause, keepInbox: event.keepInbox }),
+                },
                 'abortTurn',
               ],
             },
@@ -306,8 +319,16 @@ export const turnMachine = turnSetup.createMachine({
             // Waiting for answers to deferred approvals (approvals.md). The agent stops the turn here; a later
             // agent, in this process or another, starts a new turn actor in `resuming` from the log.
             suspended: {
-              initial: 'waiting',
+              initial: 'recording',
               states: {
+                // A refused turn/suspended suspends nothing: the step's open calls get repaired results, the
+                // turn closes with the refusal (the agent never hears of a suspension).
+                recording: {
+                  always: [
+                    { guard: 'hasFailure', target: '#turn.closing', actions: 'repairCalls' },
+                    'waiting',
+                  ],
+                },
                 waiting: {
                   always: bail,
                   entry: 'notifySuspended',
@@ -536,9 +557,35 @@ export const turnMachine = turnSetup.createMachine({
         },
       },
     },
+    // The log is owed the open step's step/end and the turn/end: each refused one is written again once.
     closing: {
-      entry: ['closeOpenStep', 'closeStep', 'settleReason', 'appendTurnEnd', 'notifyClosed'],
-      always: 'flushing',
+      initial: 'closingStep',
+      states: {
+        closingStep: {
+          entry: ['dropRefusal', 'closeOpenStep'],
+          always: [
+            {
+              guard: { type: 'rewriteOwed', params: { write: 'step/end' } },
+              target: 'closingStep',
+              reenter: true,
+              actions: { type: 'markRewritten', params: { write: 'step/end' } },
+            },
+            { target: 'ending', actions: ['dropRefusal', 'closeStep', 'settleReason'] },
+          ],
+        },
+        ending: {
+          entry: ['dropRefusal', 'appendTurnEnd'],
+          always: [
+            {
+              guard: { type: 'rewriteOwed', params: { write: 'turn/end' } },
+              target: 'ending',
+              reenter: true,
+              actions: { type: 'markRewritten', params: { write: 'turn/end' } },
+            },
+            { target: '#turn.flushing', actions: 'notifyClosed' },
+          ],
+        },
+      },
     },
     flushing: {
       entry: 'startLogFlush',

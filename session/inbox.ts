@@ -9,7 +9,7 @@ export interface PendingInboxItem {
 
 /**
  * The accepted items a resume re-queues, in acceptance order: not discarded, not drained, and not claimed by a
- * turn that recorded its `user/message` or `prompt/blocked` or was cancelled (ended `aborted`).
+ * turn that recorded its `user/message` or `prompt/blocked` or ended other than `disposed` or `interrupted`.
  * @param events the loaded (and repaired) log
  */
 export function pendingInboxItems(events: readonly LogEvent[]): PendingInboxItem[] {
@@ -40,12 +40,14 @@ export function pendingInboxItems(events: readonly LogEvent[]): PendingInboxItem
         if (itemId !== undefined) ended.add(itemId);
         break;
       }
-      case 'turn/end':
-        // A cancelled turn never re-runs its message (older logs have no inbox/discarded for it).
-        if (openClaim !== undefined && (event.data as CoreEventData<'turn/end'>).reason.kind === 'aborted')
-          ended.add(openClaim);
+      case 'turn/end': {
+        // Only a disposed or repaired (crashed) turn re-runs a message whose prompt it never recorded; a
+        // cancelled turn (older logs have no inbox/discarded for it) or a failed one ended it for good.
+        const { kind } = (event.data as CoreEventData<'turn/end'>).reason;
+        if (openClaim !== undefined && kind !== 'disposed' && kind !== 'interrupted') ended.add(openClaim);
         openClaim = undefined;
         break;
+      }
       default:
         break;
     }

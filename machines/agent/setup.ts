@@ -72,8 +72,13 @@ export const agentSetup = setup({
     // Events for the turn are only sent from the states that invoke it, and only while it runs
     // (checked at delivery: a turn whose done event is still queued here takes nothing).
     forwardToTurn: ({ self, event }) => void sendToLiveChild(self, 'turn', event),
-    cancelTurnForDisposal: ({ self }) =>
-      void sendToLiveChild(self, 'turn', { type: 'CANCEL', cause: { kind: 'disposed' }, keepInbox: false }),
+    // dispose({ keepInbox }) reaches the turn: a kept inbox keeps its unrecorded prompt and steering pending.
+    cancelTurnForDisposal: ({ context, self }) =>
+      void sendToLiveChild(self, 'turn', {
+        type: 'CANCEL',
+        cause: { kind: 'disposed' },
+        keepInbox: context.keepInboxOnDispose,
+      }),
     // Context updates (pure).
     setStatus: assign({ status: (_, params: { status: AgentStatus }) => params.status }),
     enqueue: assign({

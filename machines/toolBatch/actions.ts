@@ -48,6 +48,20 @@ export function createToolBatchActions(
         args.self.send({ type: 'INTERNAL_ERROR', message: `${name} failed: ${describeThrown(error)}` });
       }
     };
+  // A refused tool/result is the batch's failure in the same microstep, so no later call is committed after
+  // it; INTERNAL_ERROR then finishes the batch, as for any other failed effect.
+  const committed = <TParams>(name: string, effect: (args: EffectArgs, params: TParams) => void) =>
+    enqueueActions<ToolBatchContext, ToolBatchEvent, TParams, ToolBatchEvent, never, any, any, never, any>(
+      ({ context, self, system, enqueue }, params): void => {
+        try {
+          effect({ context, self, system }, params);
+        } catch (error) {
+          const message = `${name} failed: ${describeThrown(error)}`;
+          enqueue.assign({ failure: message });
+          self.send({ type: 'INTERNAL_ERROR', message });
+        }
+      },
+    );
   const appendResult = (
     services: ToolMachineServices,
     context: ToolBatchContext,
@@ -316,7 +330,7 @@ export function createToolBatchActions(
         .run(runtime, place, sealed)
         .then((output) => sendToLive(self, { type: 'DIRECT_SETTLED', index, output }));
     }),
-    commitDirectResult: guarded('Recording tool/result', (args) => {
+    commitDirectResult: committed('Recording tool/result', (args) => {
       const { context } = args;
       const index = context.cursor;
       const settled = context.results[index];
@@ -328,11 +342,11 @@ export function createToolBatchActions(
         direct.finish(runtimeOf(args), placeOf(context, index), settled),
       );
     }),
-    commitResult: guarded<{ output: unknown }>('Recording tool/result', (args, params) => {
+    commitResult: committed<{ output: unknown }>('Recording tool/result', (args, params) => {
       const output = params.output as ToolCallOutput;
       commit(args, output.callId, output.result);
     }),
-    commitCrashed: guarded('Recording a failed call', (args) => {
+    commitCrashed: committed('Recording a failed call', (args) => {
       const { context } = args;
       const call = context.calls[context.cursor]!;
       const reason = context.crashed[context.cursor] ?? 'unknown failure';

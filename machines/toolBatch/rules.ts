@@ -72,10 +72,16 @@ export function nextFits(context: ToolBatchContext): boolean {
   return !context.aborted && (inFlight(context) === 0 || context.nextMode === 'parallel');
 }
 
-/** Whether the call at the cursor may be committed: it settled and no call holds the policy lane. */
+/**
+ * Whether the call at the cursor may be committed: it settled, no call holds the policy lane, and no earlier
+ * result was refused (nothing is recorded after it: the turn repairs the open calls in model order).
+ */
 export function canCommitCursor(context: ToolBatchContext): boolean {
   return (
-    context.preparing === null && context.cursor < context.started && context.settled[context.cursor] === true
+    context.failure === null &&
+    context.preparing === null &&
+    context.cursor < context.started &&
+    context.settled[context.cursor] === true
   );
 }
 

@@ -127,10 +127,13 @@ export const toolBatchSetup = setup({
   guards: {
     allCommitted: ({ context }) => context.cursor >= context.calls.length,
     cursorCrashed: ({ context }) =>
-      context.cursor < context.started && context.crashed[context.cursor] !== null,
+      context.failure === null &&
+      context.cursor < context.started &&
+      context.crashed[context.cursor] !== null,
     canCommit: ({ context }) => canCommitCursor(context),
     canCommitDirect: ({ context }) => canCommitCursor(context) && context.direct[context.cursor] === true,
-    drainedAfterAbort: ({ context }) => context.aborted && context.cursor === context.started,
+    drainedAfterAbort: ({ context }) =>
+      context.failure === null && context.aborted && context.cursor === context.started,
     mayStart: ({ context }) => mayStartNext(context),
     shouldSuspend: ({ context }) => shouldSuspend(context),
     nextFits: ({ context }) => nextFits(context),

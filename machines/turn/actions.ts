@@ -18,7 +18,7 @@ import type { TurnMachineServices } from '../runtime/services.js';
 import type { ServicesResolver } from '../runtime/systemServices.js';
 import type { ToolBatchOutput } from '../toolBatch/types.js';
 import type { AcceptedAnswer } from './rules.js';
-import type { TurnContext, TurnEvent } from './types.js';
+import type { OwedWrite, TurnContext, TurnEvent } from './types.js';
 
 type AnyActorSystem = ActorSystem<any>;
 
@@ -31,6 +31,8 @@ interface Args {
 /** What a contained effect receives: its args with the services resolved. */
 interface EffectArgs extends Args {
   readonly services: Services;
+  /** How many units (events, items) the effect wrote before it was refused. */
+  readonly progress: { written: number };
 }
 
 type Effect<TParams = unknown> = ActionFunction<
@@ -63,11 +65,11 @@ export interface TurnActionImplementations {
   discardSteering: Effect;
   discardContinueReason: Effect;
   abortTurn: Effect;
-  discardUnrecordedPrompt: Effect<{ cause: CancelCause }>;
+  discardUnrecordedPrompt: Effect<{ cause: CancelCause; keepInbox: boolean }>;
   reportFailure: Effect<{ origin: string }>;
   reportListenerFailure: Effect<{ origin: string; error: unknown }>;
   repairCalls: Effect;
-  appendTurnEnd: Plain;
+  appendTurnEnd: Effect;
   notifyClosed: Plain;
   appendTurnSuspended: Effect<{ output: unknown }>;
   appendTurnResumed: Effect;
@@ -103,23 +105,28 @@ export function createTurnActions(servicesOf: ServicesResolver<Services>): TurnA
     context: TurnContext,
   ) => services.seams.notify(name, payload, scopeOf(services, context));
 
-  /** Runs `effect`; a failure becomes the turn's failure (assigned in the same microstep), never a throw. */
+  /**
+   * Runs `effect`; a failure becomes the turn's failure (assigned in the same microstep), never a throw.
+   * `onFailure` also records what the refused effect still owes, from how many units it wrote (`progress`).
+   */
   const contained = <TParams>(
     effect: (args: EffectArgs, params: TParams) => void,
-    onFailure: Partial<TurnContext> = {},
+    onFailure: Partial<TurnContext> | ((context: TurnContext, written: number) => Partial<TurnContext>) = {},
   ) =>
     enqueueActions<TurnContext, TurnEvent, TParams, TurnEvent, any, any, any, any, any>(
       ({ context, self, system, enqueue }, params) => {
         const services = servicesOf({ system });
+        const progress = { written: 0 };
         try {
-          effect({ context, self, system, services }, params);
+          effect({ context, self, system, services, progress }, params);
         } catch (error) {
           const failure = context.failure ?? {
             step: context.step,
             ...toFailure(error),
             code: TurnFailureCode.internalError,
           };
-          enqueue.assign({ ...onFailure, failure });
+          const owed = typeof onFailure === 'function' ? onFailure(context, progress.written) : onFailure;
+          enqueue.assign({ ...owed, failure });
           if (!context.failure)
             services.reportError({
               error: toFailure(error),
@@ -130,6 +137,11 @@ export function createTurnActions(servicesOf: ServicesResolver<Services>): TurnA
         }
       },
     );
+
+  /** What a refused owed write leaves in context: the write, still owed. */
+  const refusedWrite = (context: TurnContext, write: OwedWrite): Partial<TurnContext> => ({
+    refusals: { ...context.refusals, refused: write },
+  });
 
   const appendContexts = (log: Services['log'], contexts: readonly HookContext[]): void => {
     for (const { content, source, meta } of contexts) {
@@ -196,27 +208,37 @@ export function createTurnActions(servicesOf: ServicesResolver<Services>): TurnA
         notify(services, 'seam/decided', notice, context);
       },
     ),
-    recordSteering: contained(({ context, services }) => {
-      const { log } = services;
-      for (const item of context.steering) {
-        notify(
-          services,
-          'agent/inbox/dequeue',
-          { agentId: context.input.agentId, id: item.id, steering: true },
-          context,
-        );
-        log.appendCore('steering/message', {
-          turn: context.input.turn,
-          content: [...item.content],
-          source: item.source,
-          ...(item.meta === undefined ? {} : { meta: item.meta }),
-          // A continuation's reason is no inbox item (no inbox/accepted): it names no item.
-          ...(isContinuationItemId(context, item.id) ? {} : { itemId: item.id }),
-          ...(item.decidedBy === undefined ? {} : { decidedBy: item.decidedBy }),
-        });
-        appendContexts(log, item.contexts);
-      }
-    }),
+    // An item is dequeued once its steering/message is written; a refused one stays undrained (re-queued).
+    recordSteering: contained(
+      ({ context, services, progress }) => {
+        const { log } = services;
+        for (const item of context.steering) {
+          log.appendCore('steering/message', {
+            turn: context.input.turn,
+            content: [...item.content],
+            source: item.source,
+            ...(item.meta === undefined ? {} : { meta: item.meta }),
+            // A continuation's reason is no inbox item (no inbox/accepted): it names no item.
+            ...(isContinuationItemId(context, item.id) ? {} : { itemId: item.id }),
+            ...(item.decidedBy === undefined ? {} : { decidedBy: item.decidedBy }),
+          });
+          progress.written++;
+          notify(
+            services,
+            'agent/inbox/dequeue',
+            { agentId: context.input.agentId, id: item.id, steering: true },
+            context,
+          );
+          appendContexts(log, item.contexts);
+        }
+      },
+      (context, drained) => ({
+        refusals: {
+          ...context.refusals,
+          undrained: [...context.refusals.undrained, ...context.steering.slice(drained)],
+        },
+      }),
+    ),
     // `openStep` ran first: a refused step/start leaves no step to close.
     appendStepStart: contained(
       ({ context, services }) => {
@@ -235,14 +257,28 @@ export function createTurnActions(servicesOf: ServicesResolver<Services>): TurnA
       });
     }),
     appendStepFifo: contained(({ context, services }) => appendContexts(services.log, context.stepFifo)),
-    appendStepEnd: contained(({ context, services }) => {
-      services.log.appendCore('step/end', { turn: context.input.turn, step: context.step });
-    }),
-    closeOpenStep: contained(({ context, services }) => {
-      if (!context.stepOpen) return;
-      appendContexts(services.log, context.stepFifo);
-      services.log.appendCore('step/end', { turn: context.input.turn, step: context.step });
-    }),
+    // A refused step/end leaves the step open: closing writes it again (`closeStep` keeps it open).
+    appendStepEnd: contained(
+      ({ context, services }) => {
+        services.log.appendCore('step/end', { turn: context.input.turn, step: context.step });
+      },
+      (context) => refusedWrite(context, 'step/end'),
+    ),
+    // The FIFO left unwritten stays for the rewrite, so nothing is written twice.
+    closeOpenStep: contained(
+      ({ context, services, progress }) => {
+        if (!context.stepOpen) return;
+        for (const entry of context.stepFifo) {
+          appendContexts(services.log, [entry]);
+          progress.written++;
+        }
+        services.log.appendCore('step/end', { turn: context.input.turn, step: context.step });
+      },
+      (context, written) => ({
+        ...refusedWrite(context, 'step/end'),
+        stepFifo: context.stepFifo.slice(written),
+      }),
+    ),
     appendInjection: contained(({ self, services }, params: { injection: HookContext }) => {
       try {
         appendContexts(services.log, [params.injection]);
@@ -290,11 +326,17 @@ export function createTurnActions(servicesOf: ServicesResolver<Services>): TurnA
         .controller.abort(context.cancel ?? { kind: 'user' });
     }),
     // Cancelled before its prompt was recorded: the person did not ask for it to run later (storage.md,
-    // "On resume"); a dispose keeps it for the resume.
-    discardUnrecordedPrompt: contained(({ context, services }, params: { cause: CancelCause }) => {
-      if (params.cause.kind === 'disposed') return;
-      services.log.appendCore('inbox/discarded', { ids: [context.input.item.id], cause: 'cancel' });
-    }),
+    // "On resume"); a dispose keeps it for the resume unless the inbox is dropped with it.
+    discardUnrecordedPrompt: contained(
+      ({ context, services }, params: { cause: CancelCause; keepInbox: boolean }) => {
+        const disposed = params.cause.kind === 'disposed';
+        if (disposed && params.keepInbox) return;
+        services.log.appendCore('inbox/discarded', {
+          ids: [context.input.item.id],
+          cause: disposed ? 'dispose' : 'cancel',
+        });
+      },
+    ),
     reportFailure: contained(({ context, services }, params: { origin: string }) => {
       if (!context.failure) return;
       const { step, message, code } = context.failure;
@@ -324,24 +366,27 @@ export function createTurnActions(servicesOf: ServicesResolver<Services>): TurnA
           log.appendCore(draft.type, draft.data);
       }
     }),
-    appendTurnEnd: ({ context, system }: Args): void => {
-      if (!context.endReason) return;
-      const services = servicesOf({ system });
-      try {
-        const usage = turnUsage(services.log.events);
-        const reason = context.endReason;
-        const decidedBy = reason.kind === 'completed' ? context.stop?.decidedBy : undefined;
-        services.log.appendCore('turn/end', {
-          turn: context.input.turn,
-          reason,
-          ...(usage ? { usage } : {}),
-          ...(decidedBy === undefined ? {} : { decidedBy }),
-        });
-      } catch (error) {
-        // The turn is over either way; a refused turn/end can only be reported.
-        services.reportError({ error: toFailure(error), origin: 'turn/end', turn: context.input.turn });
-      }
-    },
+    // The turn is over either way: a refused turn/end is reported and owed (closing writes it again once).
+    appendTurnEnd: enqueueActions<TurnContext, TurnEvent, unknown, TurnEvent, any, any, any, any, any>(
+      ({ context, system, enqueue }) => {
+        if (!context.endReason) return;
+        const services = servicesOf({ system });
+        try {
+          const usage = turnUsage(services.log.events);
+          const reason = context.endReason;
+          const decidedBy = reason.kind === 'completed' ? context.stop?.decidedBy : undefined;
+          services.log.appendCore('turn/end', {
+            turn: context.input.turn,
+            reason,
+            ...(usage ? { usage } : {}),
+            ...(decidedBy === undefined ? {} : { decidedBy }),
+          });
+        } catch (error) {
+          enqueue.assign(refusedWrite(context, 'turn/end'));
+          services.reportError({ error: toFailure(error), origin: 'turn/end', turn: context.input.turn });
+        }
+      },
+    ),
     appendTurnSuspended: contained(({ context, services }, params: { output: unknown }) => {
       const { suspended } = params.output as ToolBatchOutput;
       if (!suspended) return;

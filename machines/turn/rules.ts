@@ -20,6 +20,7 @@ import type {
   ContinuationInput,
   ModelInput,
   PromptSubmitInput,
+  Refusals,
   RequestErrorInput,
   RequestRetries,
   StepState,
@@ -138,6 +139,9 @@ export function updateStep(step: StepState, change: Partial<StepState>): StepSta
 /** No failed request yet, or the last step succeeded. */
 export const noRetries: RequestRetries = Object.freeze({ failures: 0, lastFailure: null });
 
+/** A turn the store has refused nothing yet. */
+const noRefusals: Refusals = { refused: null, rewritten: [], undrained: [] };
+
 /** The turn's context when it starts: the input, step 0, empty FIFOs, nothing decided. */
 export function initialTurnContext(input: TurnInput): TurnContext {
   const { resume } = input;
@@ -165,6 +169,7 @@ export function initialTurnContext(input: TurnInput): TurnContext {
     stop: null,
     endReason: null,
     resume: resume ?? null,
+    refusals: noRefusals,
   };
 }
 
@@ -172,7 +177,11 @@ export function initialTurnContext(input: TurnInput): TurnContext {
 export function toTurnOutput(context: TurnContext): TurnOutput {
   return {
     reason: context.endReason ?? resolveTurnEndReason(context),
-    leftoverSteering: context.steering,
+    // Steering whose drain the store refused comes first: it arrived before what is still pending.
+    leftoverSteering:
+      context.refusals.undrained.length === 0
+        ? context.steering
+        : [...context.refusals.undrained, ...context.steering],
     droppedSteering: context.dropped,
     terminalStopped: context.stop !== null,
     heldInjections: context.held,

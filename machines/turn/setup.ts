@@ -24,6 +24,7 @@ import {
 } from './rules.js';
 import type {
   ContinuationInput,
+  OwedWrite,
   PromptSubmitInput,
   RequestErrorInput,
   TurnContext,
@@ -81,7 +82,7 @@ export const turnSetup = setup({
     discardSteering: noop,
     discardContinueReason: noop,
     abortTurn: noop,
-    discardUnrecordedPrompt: (_, _params: { cause: CancelCause }) => {},
+    discardUnrecordedPrompt: (_, _params: { cause: CancelCause; keepInbox: boolean }) => {},
     reportFailure: (_, _params: { origin: string }) => {},
     reportListenerFailure: (_, _params: { origin: string; error: unknown }) => {},
     repairCalls: noop,
@@ -108,7 +109,21 @@ export const turnSetup = setup({
     // Context updates (pure).
     beginStep: assign(({ context }) => ({ step: context.step + 1, thisStep: freshStep })),
     openStep: assign({ stepOpen: true }),
-    closeStep: assign({ stepOpen: false, stepFifo: [] }),
+    // A refused step/end keeps the step open: it is owed, and closing writes it again.
+    closeStep: assign(({ context }) =>
+      context.refusals.refused === 'step/end' ? {} : { stepOpen: false, stepFifo: [] },
+    ),
+    // Each attempt at an owed write starts with nothing refused.
+    dropRefusal: assign(({ context }) =>
+      context.refusals.refused === null ? {} : { refusals: { ...context.refusals, refused: null } },
+    ),
+    markRewritten: assign({
+      refusals: ({ context }, params: { write: OwedWrite }) => ({
+        ...context.refusals,
+        refused: null,
+        rewritten: [...context.refusals.rewritten, params.write],
+      }),
+    }),
     clearStepFifo: assign({ stepFifo: [] }),
     pushStepFifo: assign({
       stepFifo: ({ context }, params: { contexts: readonly HookContext[] }) => [
@@ -220,6 +235,12 @@ export const turnSetup = setup({
     answerHasToolCalls: ({ context }) => context.thisStep.calls.length > 0,
     isCancelled: ({ context }) => context.cancel !== null,
     hasFailure: ({ context }) => context.failure !== null,
+    // The store refused this owed write on its last attempt, and it was not written again yet.
+    rewriteOwed: ({ context }, params: { write: OwedWrite }) =>
+      context.refusals.refused === params.write && !context.refusals.rewritten.includes(params.write),
+    // An owed write is written again once: refused twice, the store refuses everything (reported, given up).
+    mayRewrite: ({ context }, params: { write: OwedWrite }) =>
+      !context.refusals.rewritten.includes(params.write),
     retryAllowed: ({ context, event }) =>
       outputOf<RequestErrorDecision>(event)?.action === 'retry' &&
       context.request.failures <= context.input.maxRequestRetries,

@@ -116,6 +116,21 @@ export interface TurnContext {
   readonly endReason: TurnEndReason | null;
   /** The resume the turn started from, until its batch is done (then `null`). */
   readonly resume: TurnResume | null;
+  /** What the store refused and the turn still owes the log (`storage.md`: nothing acknowledged is lost). */
+  readonly refusals: Refusals;
+}
+
+/** A write the log owes for the turn's shape: written again once when the store refuses it. */
+export type OwedWrite = 'turn/start' | 'step/end' | 'turn/end';
+
+/** The store's refusals the turn answers in its chart. */
+export interface Refusals {
+  /** The owed write the store refused on its last attempt (cleared before each attempt). */
+  readonly refused: OwedWrite | null;
+  /** The owed writes already written again once: a second refusal is reported and given up. */
+  readonly rewritten: readonly OwedWrite[];
+  /** Steering whose `steering/message` was refused: never drained, the agent re-queues it as a message. */
+  readonly undrained: readonly InboxItem[];
 }
 
 /** What the turn's own phases send back: the step's model request and the log flush (`phases.ts`). */

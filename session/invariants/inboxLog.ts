@@ -1,6 +1,6 @@
 import type { Violation } from '../types.js';
 import { Invariant, violation } from './names.js';
-import type { CheckedLog } from './segment.js';
+import type { CheckedLog, TurnSegment } from './segment.js';
 import { isSuspendedTurn } from './suspendedTurn.js';
 
 interface AcceptedItem {
@@ -11,21 +11,22 @@ interface AcceptedItem {
 }
 
 /**
- * 12 — every `inbox/accepted` id is claimed (a `turn/start` that records its prompt), drained (a
- * `steering/message`) or discarded (`inbox/discarded`) at most once. A claim by a
- * turn that recorded neither `user/message` nor `prompt/blocked` does not end the item (resume re-queues it).
- * With `atRest`, every waking item has ended exactly once.
+ * 12 — every `inbox/accepted` id is claimed (a `turn/start`), drained (a `steering/message`) or discarded
+ * (`inbox/discarded`) at most once. A claim by a turn that recorded neither `user/message` nor
+ * `prompt/blocked` and never ended, or ended `disposed` or `interrupted` (crash repair), does not end the
+ * item: resume re-queues it (storage.md, "On resume"). With `atRest`, every waking item has ended exactly once.
  */
 export function checkInboxLog({ entries, turns }: CheckedLog, atRest: boolean): Violation[] {
   const violations: Violation[] = [];
   const report = (code: string, seq: number | undefined, message: string) =>
     violations.push(violation(Invariant.inboxLog, code, seq, message));
+  const discards = new Map<string, number[]>();
+  for (const entry of entries) {
+    if (entry.type !== 'inbox/discarded') continue;
+    for (const id of entry.data.ids) discards.set(id, [...(discards.get(id) ?? []), entry.seq]);
+  }
   const recordedClaims = new Set(
-    turns
-      .filter((turn) =>
-        turn.entries.some((entry) => entry.type === 'user/message' || entry.type === 'prompt/blocked'),
-      )
-      .map((turn) => turn.start.seq),
+    turns.filter((turn) => endsItsClaim(turn, discards)).map((turn) => turn.start.seq),
   );
   const items = new Map<string, AcceptedItem>();
   const end = (id: string, seq: number, how: string, ends: boolean): void => {
@@ -59,4 +60,20 @@ export function checkInboxLog({ entries, turns }: CheckedLog, atRest: boolean): 
     }
   }
   return violations;
+}
+
+/**
+ * Whether a turn's claim ends its item: its prompt was recorded, or the turn ended for good (not disposed or
+ * repaired) without discarding the item itself (a cancel before the prompt was recorded discards it).
+ */
+function endsItsClaim(turn: TurnSegment, discards: ReadonlyMap<string, readonly number[]>): boolean {
+  if (turn.entries.some((entry) => entry.type === 'user/message' || entry.type === 'prompt/blocked'))
+    return true;
+  const id = turn.start.data.trigger.itemId;
+  const end = turn.end?.seq ?? Number.POSITIVE_INFINITY;
+  const discarded = (id === undefined ? [] : (discards.get(id) ?? [])).some(
+    (seq) => seq > turn.start.seq && seq < end,
+  );
+  const kind = turn.end?.data.reason.kind;
+  return !discarded && kind !== undefined && kind !== 'disposed' && kind !== 'interrupted';
 }

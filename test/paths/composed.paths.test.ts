@@ -62,6 +62,15 @@ describe('the composed path proof', () => {
     for (const [name, { count, example }] of known) {
       console.log(`known finding "${name}": ${count} violations, e.g. ${example}`);
     }
+    // Grouped by violation code, so one run shows every kind of new finding.
+    const byCode = new Map<string, { count: number; example: string }>();
+    for (const entry of unexpected) {
+      const code = /\[([A-Z_]+)\]$/.exec(entry)?.[1] ?? entry.split(' → ')[1]?.slice(0, 60) ?? entry;
+      const group = byCode.get(code) ?? { count: 0, example: entry };
+      group.count++;
+      byCode.set(code, group);
+    }
+    for (const [code, { count, example }] of byCode) console.log(`NEW ${code}: ${count}, e.g. ${example}`);
     expect(checked).toBeGreaterThan(1000);
     expect(unexpected.slice(0, 20)).toEqual([]);
   }, 900_000);

@@ -26,6 +26,9 @@ export const composedConfigs: readonly ComposedConfig[] = [
   { name: 'policy seams', seams: ['agent/session-start', 'tools/prepare', 'tools/pre-execute'], depth: 4 },
   // A call's body wrapper and its review.
   { name: 'review seams', seams: ['tools/execute', 'tools/post-execute'], depth: 4 },
+  // Approvals: pre-execute asks, the channel answers or defers, and the driver answers deferred requests with
+  // resolveApproval at any wait. One move deeper: a suspension takes three moves, a stop or a refusal one more.
+  { name: 'approvals', seams: ['tools/pre-execute'], depth: 5 },
 ];
 
 /**
@@ -34,35 +37,26 @@ export const composedConfigs: readonly ComposedConfig[] = [
  * examples' `refuse:<type>`): a violation matching one is counted and shown with an example path instead of
  * failing, but only on a path that contains a trigger. Delete an entry once its bug is fixed.
  */
-export const knownFindings: readonly { name: string; triggers: readonly string[]; pattern: RegExp }[] = [
+export const knownFindings: readonly {
+  name: string;
+  triggers: readonly string[];
+  /** Moves the path must also contain, every one of them. */
+  requires?: readonly string[];
+  pattern: RegExp;
+}[] = [
   {
-    // e.g. bare: followup refuseNextWrite cancel — step/end is refused, turn/end is written after it.
-    name: 'a step/end refused once is never written again: turn/end closes an open step',
+    // e.g. approvals: followup model@r0:exclusive tools/pre-execute@r0c0:ask approval@r0c0:deferred
+    // resolve@a1:allowed-once refuseNextWrite — turn/resumed is refused, the resumed turn ends `error`.
+    name: 'a refused turn/resumed: the resumed turn runs on and ends error without turn/resumed (invariant 17)',
     triggers: ['refuse'],
-    pattern: /\[(STEPS_UNBALANCED|TURN_END_IN_STEP)\]/,
+    requires: ['approval'],
+    pattern: /\[SUSPENSION_NOT_RESUMED\]/,
   },
   {
-    // e.g. bare: followup model@r0:parallel refuseNextWrite body@r0c1:ok — c0's tool/result is refused.
-    name: "a tool/result refused once is repaired after the next call's result (against model order)",
+    // e.g. bare: followup model@r0:text followup refuseNextWrite dispose — the dispose's inbox/discarded is refused.
+    name: 'a refused inbox/discarded of dispose() leaves the dropped items pending in the log (a resume re-queues them)',
     triggers: ['refuse'],
-    pattern: /\[RESULT_ORDER\]/,
-  },
-  {
-    // e.g. bare: followup model@r0:text followup refuseNextWrite — the claimed m2's turn/start is refused.
-    name: 'a claimed message whose turn/start (or a steering item whose steering/message) is refused never ends',
-    triggers: ['refuse'],
-    pattern: /\[NEVER_ENDED\]/,
-  },
-  {
-    // e.g. turn seams: followup refuseNextWrite agent/prompt-submit@t1s0:throw — turn/end is refused.
-    name: 'a turn/end refused once is never written: the next turn opens inside the last one',
-    triggers: ['refuse'],
-    pattern: /\[(TURN_ALREADY_OPEN|TURNS_UNBALANCED)\]/,
-  },
-  {
-    // e.g. turn seams: followup dispose — disposed while prompt-submit runs: turn/start then turn/end{disposed}.
-    name: 'a message whose turn is disposed during prompt-submit never ends in the inbox log',
-    triggers: ['dispose'],
+    requires: ['dispose'],
     pattern: /\[NEVER_ENDED\]/,
   },
   {
@@ -89,7 +83,8 @@ export function knownFindingOf(violation: string, moves: readonly string[]) {
   return knownFindings.find(
     (finding) =>
       finding.pattern.test(violation) &&
-      moves.some((move) => finding.triggers.some((trigger) => move.startsWith(trigger))),
+      moves.some((move) => finding.triggers.some((trigger) => move.startsWith(trigger))) &&
+      (finding.requires ?? []).every((required) => moves.some((move) => move.startsWith(required))),
   );
 }
 
@@ -98,6 +93,11 @@ export const unreachable: readonly { what: string; why: string; coveredBy: strin
     what: 'toolBatch.skippingCrashed',
     why: "a stepped call's machine dying: every outside failure is contained by the call",
     coveredBy: 'G01 toolBatch: shortest paths over every batch configuration',
+  },
+  {
+    what: 'turn.opening —INTERNAL_ERROR→ #1',
+    why: 'a turn/start refused twice: the proof refuses one write, and a refused turn/start is written again once',
+    coveredBy: 'E05 example: a turn/start refused twice leaves its message pending for the resume',
   },
   {
     what: 'turn.open.step.preStep.check —always→ #0',
@@ -118,12 +118,6 @@ export const unreachable: readonly { what: string; why: string; coveredBy: strin
     what: 'turn.open.step.inFlight.tools.draining —CANCEL→ #0',
     why: 'a second stop (dispose after cancel): the bounds allow one cancel or dispose',
     coveredBy: 'E05 example: a dispose while a cancelled batch drains is recorded as the later cause',
-  },
-  {
-    what: 'turn.open.step.postBatchSteering —always→ #0',
-    why: "a refused context/message of the step's FIFO: the proof refuses the next write, here assistant/message",
-    coveredBy:
-      "E05 example: a refused context/message of the step's FIFO closes the turn before steering is drained",
   },
   {
     what: 'turn.open.step.postStep.check —always→ #0',
@@ -211,133 +205,28 @@ export const unreachable: readonly { what: string; why: string; coveredBy: strin
     coveredBy: 'G01 toolBatch: shortest paths over every batch configuration',
   },
   {
-    what: 'agent.suspended',
-    why: 'approvals (a deferred ask, resolveApproval, a resume input) landed after the proof; its world does not answer deferred yet',
-    coveredBy: 'G01 path suites from resume inputs; V01, V02, V04 in test/unit/approvals',
-  },
-  {
-    what: 'turn.open.step.suspended',
-    why: 'approvals (a deferred ask, resolveApproval, a resume input) landed after the proof; its world does not answer deferred yet',
-    coveredBy: 'G01 path suites from resume inputs; V01, V02, V04 in test/unit/approvals',
-  },
-  {
-    what: 'turn.open.step.suspended.waiting',
-    why: 'approvals (a deferred ask, resolveApproval, a resume input) landed after the proof; its world does not answer deferred yet',
-    coveredBy: 'G01 path suites from resume inputs; V01, V02, V04 in test/unit/approvals',
-  },
-  {
-    what: 'turn.open.step.suspended.resuming',
-    why: 'approvals (a deferred ask, resolveApproval, a resume input) landed after the proof; its world does not answer deferred yet',
-    coveredBy: 'G01 path suites from resume inputs; V01, V02, V04 in test/unit/approvals',
-  },
-  {
-    what: 'toolBatch.suspending',
-    why: 'approvals (a deferred ask, resolveApproval, a resume input) landed after the proof; its world does not answer deferred yet',
-    coveredBy: 'G01 path suites from resume inputs; V01, V02, V04 in test/unit/approvals',
-  },
-  {
-    what: 'toolBatch.suspended',
-    why: 'approvals (a deferred ask, resolveApproval, a resume input) landed after the proof; its world does not answer deferred yet',
-    coveredBy: 'G01 path suites from resume inputs; V01, V02, V04 in test/unit/approvals',
-  },
-  {
-    what: 'toolCall.parked',
-    why: 'approvals (a deferred ask, resolveApproval, a resume input) landed after the proof; its world does not answer deferred yet',
-    coveredBy: 'G01 path suites from resume inputs; V01, V02, V04 in test/unit/approvals',
-  },
-  {
-    what: 'toolCall.parked.answered',
-    why: 'approvals (a deferred ask, resolveApproval, a resume input) landed after the proof; its world does not answer deferred yet',
-    coveredBy: 'G01 path suites from resume inputs; V01, V02, V04 in test/unit/approvals',
-  },
-  {
-    what: 'toolCall.parked.waiting',
-    why: 'approvals (a deferred ask, resolveApproval, a resume input) landed after the proof; its world does not answer deferred yet',
-    coveredBy: 'G01 path suites from resume inputs; V01, V02, V04 in test/unit/approvals',
-  },
-  {
-    what: 'toolCall.held',
-    why: 'approvals (a deferred ask, resolveApproval, a resume input) landed after the proof; its world does not answer deferred yet',
-    coveredBy: 'G01 path suites from resume inputs; V01, V02, V04 in test/unit/approvals',
-  },
-  {
-    what: 'toolCall.held.entering',
-    why: 'approvals (a deferred ask, resolveApproval, a resume input) landed after the proof; its world does not answer deferred yet',
-    coveredBy: 'G01 path suites from resume inputs; V01, V02, V04 in test/unit/approvals',
-  },
-  {
-    what: 'toolCall.held.waiting',
-    why: 'approvals (a deferred ask, resolveApproval, a resume input) landed after the proof; its world does not answer deferred yet',
-    coveredBy: 'G01 path suites from resume inputs; V01, V02, V04 in test/unit/approvals',
-  },
-  {
-    what: 'turn.entering —always→ #0',
-    why: 'approvals (a deferred ask, resolveApproval, a resume input) landed after the proof; its world does not answer deferred yet',
-    coveredBy: 'G01 path suites from resume inputs; V01, V02, V04 in test/unit/approvals',
-  },
-  {
-    what: 'turn.open.step.inFlight.tools —xstate.done.actor.toolBatch→ #1',
-    why: 'approvals (a deferred ask, resolveApproval, a resume input) landed after the proof; its world does not answer deferred yet',
-    coveredBy: 'G01 path suites from resume inputs; V01, V02, V04 in test/unit/approvals',
-  },
-  {
     what: 'turn.open.step.suspended.waiting —always→ #0',
-    why: 'approvals (a deferred ask, resolveApproval, a resume input) landed after the proof; its world does not answer deferred yet',
-    coveredBy: 'G01 path suites from resume inputs; V01, V02, V04 in test/unit/approvals',
+    why: 'a refused turn/held-context while the turn waits: the agent stops a suspended turn at once, so injections reach the agent, never the turn',
+    coveredBy: 'G01 turn: shortest paths over every seam configuration',
   },
   {
     what: 'turn.open.step.suspended.waiting —INJECT→ #0',
-    why: 'approvals (a deferred ask, resolveApproval, a resume input) landed after the proof; its world does not answer deferred yet',
-    coveredBy: 'G01 path suites from resume inputs; V01, V02, V04 in test/unit/approvals',
+    why: 'the agent stops a suspended turn at once (TURN_SUSPENDED): a later inject goes to the agent (turn/held-context)',
+    coveredBy: 'G01 turn: shortest paths over every seam configuration',
   },
   {
     what: 'turn.open.step.suspended.waiting —CANCEL→ #0',
-    why: 'approvals (a deferred ask, resolveApproval, a resume input) landed after the proof; its world does not answer deferred yet',
-    coveredBy: 'G01 path suites from resume inputs; V01, V02, V04 in test/unit/approvals',
-  },
-  {
-    what: 'turn.open.step.suspended.resuming —always→ #0',
-    why: 'approvals (a deferred ask, resolveApproval, a resume input) landed after the proof; its world does not answer deferred yet',
-    coveredBy: 'G01 path suites from resume inputs; V01, V02, V04 in test/unit/approvals',
-  },
-  {
-    what: 'turn.open.step.suspended.resuming —always→ #1',
-    why: 'approvals (a deferred ask, resolveApproval, a resume input) landed after the proof; its world does not answer deferred yet',
-    coveredBy: 'G01 path suites from resume inputs; V01, V02, V04 in test/unit/approvals',
+    why: 'the agent stops a suspended turn at once: a cancel reaches the agent, which re-enters the turn to cancel it (resuming)',
+    coveredBy: 'G01 turn: shortest paths over every seam configuration',
   },
   {
     what: 'toolBatch —PARKED→ #0',
-    why: 'approvals (a deferred ask, resolveApproval, a resume input) landed after the proof; its world does not answer deferred yet',
-    coveredBy: 'G01 path suites from resume inputs; V01, V02, V04 in test/unit/approvals',
+    why: 'a stepped call parks while the batch waits for it (its answer is a later macrostep)',
+    coveredBy: 'G01 toolBatch: shortest paths over every batch configuration',
   },
   {
     what: 'toolBatch —HELD→ #0',
-    why: 'approvals (a deferred ask, resolveApproval, a resume input) landed after the proof; its world does not answer deferred yet',
-    coveredBy: 'G01 path suites from resume inputs; V01, V02, V04 in test/unit/approvals',
-  },
-  {
-    what: 'toolBatch.scheduling —always→ #6',
-    why: 'approvals (a deferred ask, resolveApproval, a resume input) landed after the proof; its world does not answer deferred yet',
-    coveredBy: 'G01 path suites from resume inputs; V01, V02, V04 in test/unit/approvals',
-  },
-  {
-    what: 'toolBatch.waiting —PARKED→ #0',
-    why: 'approvals (a deferred ask, resolveApproval, a resume input) landed after the proof; its world does not answer deferred yet',
-    coveredBy: 'G01 path suites from resume inputs; V01, V02, V04 in test/unit/approvals',
-  },
-  {
-    what: 'toolBatch.waiting —HELD→ #0',
-    why: 'approvals (a deferred ask, resolveApproval, a resume input) landed after the proof; its world does not answer deferred yet',
-    coveredBy: 'G01 path suites from resume inputs; V01, V02, V04 in test/unit/approvals',
-  },
-  {
-    what: 'toolBatch.placing —always→ #5',
-    why: 'approvals (a deferred ask, resolveApproval, a resume input) landed after the proof; its world does not answer deferred yet',
-    coveredBy: 'G01 path suites from resume inputs; V01, V02, V04 in test/unit/approvals',
-  },
-  {
-    what: 'toolBatch.suspending —always→ #0',
-    why: 'approvals (a deferred ask, resolveApproval, a resume input) landed after the proof; its world does not answer deferred yet',
-    coveredBy: 'G01 path suites from resume inputs; V01, V02, V04 in test/unit/approvals',
+    why: 'a stepped call is held while the batch waits for it (its pre-execute answer is a later macrostep)',
+    coveredBy: 'G01 toolBatch: shortest paths over every batch configuration',
   },
 ];

@@ -1,5 +1,6 @@
 import { vi } from 'vitest';
 import type { AnyMachineSnapshot, AnyStateMachine, InspectionEvent } from 'xstate';
+import type { LogEvent } from '../../../index.js';
 import { activeStateNodeIds } from '../../../testing/index.js';
 import { type ComposedConfig, ComposedWorld } from './composedWorld.js';
 
@@ -85,6 +86,8 @@ export interface ComposedRun {
   /** Whether it was driven to rest and checked (a new key, or a completion order). */
   readonly checked: boolean;
   readonly violations: readonly string[];
+  /** The log once driven to rest (empty when not checked). */
+  readonly events: readonly LogEvent[];
 }
 
 export interface Exploration {
@@ -143,7 +146,7 @@ export async function runComposedPath(
     const waiting = world.waits.map((wait) => `${wait.kind}@${wait.owner.replace(/^r\d+/, '')}`).sort();
     const key = JSON.stringify([world.machineStates(), waiting, world.used, timers(), world.logShape()]);
     const next = world.moves(timers());
-    if (!check(key, ordered)) return { moves, key, next, checked: false, violations: [] };
+    if (!check(key, ordered)) return { moves, key, next, checked: false, violations: [], events: [] };
     let violations: string[];
     try {
       await world.driveToRest(advance);
@@ -152,7 +155,7 @@ export async function runComposedPath(
       violations = [...world.surprises, `did not come to rest: ${(error as Error).message}`];
     }
     world.notifications.dispose();
-    return { moves, key, next, checked: true, violations };
+    return { moves, key, next, checked: true, violations, events: world.events };
   } finally {
     console.warn = warn;
   }
@@ -223,7 +226,11 @@ export async function exploreComposed(
         if (run.violations.length > 0) failures.push(run);
         if (seen.size > before) {
           longest = Math.max(longest, run.moves.length);
-          frontier.push(run.moves.length < maxDepth ? run : { ...run, next: pastDepth(run.next) });
+          frontier.push({
+            ...run,
+            events: [],
+            next: run.moves.length < maxDepth ? run.next : pastDepth(run.next),
+          });
         }
       }
     }

@@ -66,7 +66,8 @@ export const outcomesOf: Readonly<Record<string, readonly string[]>> = {
   model: modelOutcomes,
   body: ['ok', 'throw'],
   flush: ['ok', 'fail', 'fsyncFailed'],
-  approval: ['allowed-once', 'rejected', 'throw'],
+  // `deferred` parks the call (a later resolveApproval answers it); `deferredExpired` has already expired.
+  approval: ['allowed-once', 'rejected', 'deferred', 'deferredExpired', 'throw'],
   'agent/session-start': ['ok', 'throw'],
   'agent/prompt-submit': ['allow', 'block', 'throw'],
   'agent/pre-step': ['ok', 'throw'],
@@ -83,6 +84,8 @@ export const outcomesOf: Readonly<Record<string, readonly string[]>> = {
 
 /** What the driver may do besides settling a wait. */
 export const deliveries = ['followup', 'queue', 'steer', 'inject'] as const;
+/** How the driver answers a deferred approval the log holds (`resolve@<requestId>:<answer>`). */
+export const approvalAnswers = ['allowed-once', 'rejected'] as const;
 export const stops = ['cancel', 'cancelKeepInbox', 'dispose'] as const;
 export const storeFaults = ['refuseNextWrite', 'failStore'] as const;
 
@@ -115,6 +118,7 @@ export class ComposedWorld {
   /** Errors a move threw that a user would not expect. */
   readonly surprises: string[] = [];
   private refuseType: string | undefined;
+  private refuseCount = 0;
   private storeMode: 'ok' | 'refuseNext' | 'failed' = 'ok';
   private readonly guardPlan = new Map<string, 'deny' | 'throw'>();
   private readonly actors = new Map<string, { machine: string; id: string; snapshot: AnyMachineSnapshot }>();
@@ -168,8 +172,26 @@ export class ComposedWorld {
         moves.push(...stops.filter((stop) => stop !== 'cancelKeepInbox' || this.used.deliveries > 0));
       if (this.used.storeFaults < bounds.storeFaults && this.storeMode === 'ok') moves.push(...storeFaults);
     }
+    // A deferred request may be answered at any wait: an agent not suspended on it refuses with NOT_SUSPENDED.
+    if (status === 'active' && !this.disposed && this.storeMode !== 'failed') {
+      for (const requestId of this.pendingRequests())
+        for (const answer of approvalAnswers) moves.push(`resolve@${requestId}:${answer}`);
+      // Listing answers expired requests and resumes a turn whose every request is answered.
+      if (this.agent.status === 'suspended') moves.push('approvals');
+    }
     if (timersPending) moves.push('time');
     return moves;
+  }
+
+  /** The deferred requests the log holds unanswered. */
+  pendingRequests(): string[] {
+    const pending = new Set<string>();
+    for (const event of this.events) {
+      const { requestId } = event.data as { requestId?: string };
+      if (event.type === 'approval/requested' && requestId !== undefined) pending.add(requestId);
+      else if (event.type === 'approval/resolved' && requestId !== undefined) pending.delete(requestId);
+    }
+    return [...pending];
   }
 
   /** Makes one move (not yet settled: call `settle()`). */
@@ -178,14 +200,30 @@ export class ComposedWorld {
       this.move(move);
     } catch (error) {
       // A refused write refuses the delivery that made it, with a clear error: anything else is a finding.
-      const code = (error as { code?: string }).code;
-      if (code !== 'STORE_WRITE_FAILED' && code !== 'WRITE_FAILED') {
-        this.surprises.push(`${move} threw ${String(error)}`);
-      }
+      this.expectRefusal(move, error);
     }
   }
 
+  /** A refused write or an answer the agent cannot take now is a clear error; anything else is a finding. */
+  private expectRefusal(move: string, error: unknown): void {
+    const code = (error as { code?: string }).code;
+    if (code === undefined || !expectedErrorCodes.has(code))
+      this.surprises.push(`${move} threw ${String(error)}`);
+  }
+
   private move(move: string): void {
+    if (move.startsWith('resolve@')) {
+      const colon = move.lastIndexOf(':');
+      const outcome = move.slice(colon + 1) as (typeof approvalAnswers)[number];
+      this.agent
+        .resolveApproval(move.slice('resolve@'.length, colon), { outcome, by: 'composed' })
+        .catch((error: unknown) => this.expectRefusal(move, error));
+      return;
+    }
+    if (move === 'approvals') {
+      this.agent.approvals();
+      return;
+    }
     const at = move.indexOf('@');
     if (at > 0) {
       const colon = move.lastIndexOf(':');
@@ -222,7 +260,8 @@ export class ComposedWorld {
       case 'dispose':
         this.used.stops++;
         this.disposed = true;
-        this.agent.dispose().catch(() => {});
+        // The store outlives the process (approvals need it), so dispose() would keep the inbox: drop it.
+        this.agent.dispose({ keepInbox: false }).catch(() => {});
         return;
       case 'refuseNextWrite':
         this.used.storeFaults++;
@@ -234,9 +273,10 @@ export class ComposedWorld {
         return;
       default:
         if (!move.startsWith('refuse:')) throw new Error(`Unknown move "${move}"`);
-        // Examples only: refuse the next write of one event type (the proof refuses the next write, whatever it is).
+        // Examples only: refuse the next write of one event type (the proof refuses the next write, whatever it
+        // is); `refuse:<type>*2` refuses its next two writes (a store that refuses a rewrite too).
         this.used.storeFaults++;
-        this.refuseType = move.slice('refuse:'.length);
+        [this.refuseType, this.refuseCount] = parseRefusal(move.slice('refuse:'.length));
         return;
     }
   }
@@ -256,13 +296,21 @@ export class ComposedWorld {
 
   /**
    * The log's shape, bounded to what the charts decide on beyond their state values: the steps of the last
-   * turn (the step cap), whether it hit max-tokens (sticky), and whether a turn is open in the log.
+   * turn (the step cap), whether it hit max-tokens (sticky), whether a turn is open in the log, the last
+   * answer's tools, and how many deferred requests are unanswered.
    */
   logShape(): string {
     let steps = 0;
     let maxTokens = false;
     let open = false;
+    // The last answer's tools (`par`/`ex`): which later calls may start beside a parked one depends on them.
+    let tools = '';
     for (const event of this.events) {
+      if (event.type === 'assistant/message')
+        tools = (event.data as { content: { type: string; name?: string }[] }).content
+          .filter((block) => block.type === 'tool-call')
+          .map((block) => block.name)
+          .join('+');
       if (event.type === 'turn/start') {
         steps = 0;
         maxTokens = false;
@@ -275,7 +323,7 @@ export class ComposedWorld {
       )
         maxTokens = true;
     }
-    return `${steps}|${maxTokens}|${open}`;
+    return `${steps}|${maxTokens}|${open}|${tools}|${this.pendingRequests().length}`;
   }
 
   /** Settles everything still waiting with its first outcome (bodies that ignore their signal included). */
@@ -290,9 +338,18 @@ export class ComposedWorld {
       if (advanceTime()) continue;
       const snapshot = this.agent.actor.getSnapshot();
       if (snapshot.status !== 'active') return;
+      // A suspended turn is answered (the first answer), or resumed once every request is answered.
+      if (this.agent.status === 'suspended' && !this.disposed) {
+        const [first] = this.agent.approvals();
+        if (first !== undefined)
+          this.agent
+            .resolveApproval(first.requestId, { outcome: approvalAnswers[0], by: 'composed' })
+            .catch((error: unknown) => this.expectRefusal('driving to rest', error));
+        continue;
+      }
       if (snapshot.value === 'idle' && !this.disposed) {
         this.disposed = true;
-        this.agent.dispose().catch(() => {});
+        this.agent.dispose({ keepInbox: false }).catch(() => {});
         continue;
       }
       throw new Error(`nothing waits, yet the agent is ${JSON.stringify(snapshot.value)}`);
@@ -362,9 +419,11 @@ export class ComposedWorld {
 
   private approvalRequest(callId: string): Promise<ApprovalAnswer> {
     const { promise, resolve, reject } = deferred<ApprovalAnswer>();
-    this.wait('approval', callId, undefined, (outcome) =>
-      outcome === 'throw' ? reject(new Error('approval channel failed')) : resolve(outcome as ApprovalAnswer),
-    );
+    this.wait('approval', callId, undefined, (outcome) => {
+      if (outcome === 'throw') return reject(new Error('approval channel failed'));
+      if (outcome === 'deferredExpired') return resolve({ outcome: 'deferred', expiresAt: longAgo });
+      resolve(outcome as ApprovalAnswer);
+    });
     return promise;
   }
 
@@ -407,9 +466,11 @@ export class ComposedWorld {
       sessionId: undefined,
       initialEvents: [],
       repairs: [],
+      // As a file store: a deferred approval is answered later, so the store must outlive the process.
+      durable: true,
       write: (event) => {
         if (event.type === this.refuseType) {
-          this.refuseType = undefined;
+          if (--this.refuseCount === 0) this.refuseType = undefined;
           throw new Error(`write of ${event.type} refused once`);
         }
         if (this.storeMode === 'failed') throw writeFailure;
@@ -422,9 +483,7 @@ export class ComposedWorld {
         const { promise, resolve, reject } = deferred<void>();
         // `fail` is a one-off failure; `fsyncFailed` latches the store, as a file store's failed fsync does.
         this.wait('flush', 'store', undefined, (outcome) =>
-          outcome === 'ok'
-            ? resolve()
-            : reject(outcome === 'fail' ? new Error('flush failed once') : flushFailure),
+          outcome === 'ok' ? resolve() : reject(outcome === 'fail' ? flushFailedOnce() : flushFailure),
         );
         return promise;
       },
@@ -510,3 +569,29 @@ export class ComposedWorld {
 }
 
 const NEXT = Symbol('next');
+
+/** A flush that fails once (the store does not latch): a caller awaiting it gets this error. */
+const flushFailedOnce = () => Object.assign(new Error('flush failed once'), { code: 'FLUSH_FAILED' });
+
+/** An expiry already past: the request resolves `expired` the next time the agent lists or resumes. */
+const longAgo = '2000-01-01T00:00:00.000Z';
+
+/**
+ * Errors a move may meet: a refused write (`STORE_WRITE_FAILED`, a latched `WRITE_FAILED`/`FSYNC_FAILED`) and an
+ * answer the agent cannot take now (not suspended on it, already answered otherwise, disposed or failed).
+ */
+const expectedErrorCodes = new Set([
+  'STORE_WRITE_FAILED',
+  'WRITE_FAILED',
+  'FSYNC_FAILED',
+  'FLUSH_FAILED',
+  'NOT_SUSPENDED',
+  'APPROVAL_ALREADY_RESOLVED',
+  'AGENT_DISPOSED',
+  'AGENT_FAILED',
+]);
+
+function parseRefusal(spec: string): [string, number] {
+  const star = spec.indexOf('*');
+  return star < 0 ? [spec, 1] : [spec.slice(0, star), Number(spec.slice(star + 1))];
+}

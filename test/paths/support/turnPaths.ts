@@ -41,6 +41,8 @@ export function serializeTurnState(snapshot: AnyMachineSnapshot): string {
     c.cancel?.kind ?? null,
     c.failure !== null,
     c.request.failures,
+    // A refused turn/start is written again once: the second refusal is a state of its own.
+    c.refusals.rewritten.length,
   ]);
 }
 
@@ -70,14 +72,20 @@ export function turnInput(present: Readonly<Record<string, boolean>>, scopeKey =
 
 /** Shortest turn paths for the `n + 2` configurations of the six turn seams. */
 export function turnPaths() {
+  const fresh = shortestSeamPaths(turnMachine, {
+    seams: turnSeams,
+    events: graphEvents,
+    inputFor: (config) => turnInput(config.present),
+    serializeState: serializeTurnState,
+    filterEvents: isTurnEventReachable,
+  });
   return [
-    ...shortestSeamPaths(turnMachine, {
-      seams: turnSeams,
-      events: graphEvents,
-      inputFor: (config) => turnInput(config.present),
-      serializeState: serializeTurnState,
-      filterEvents: isTurnEventReachable,
-    }),
+    // A path ending in `opening` after a refused turn/start ends nowhere: the rewrite answers itself at once
+    // (TURN_OPENED or a second INTERNAL_ERROR); the paths that go on from there run it.
+    ...fresh.map((run) => ({
+      ...run,
+      paths: run.paths.filter((path) => path.steps.length < 2 || path.state.value !== 'opening'),
+    })),
     // A turn re-entered from the log (approvals.md), answered or cancelled; every seam present.
     ...[null, { cause: { kind: 'user' as const }, keepInbox: false }].flatMap((cancel) =>
       shortestSeamPaths(turnMachine, {
@@ -226,15 +234,19 @@ export async function executeTurnPath(
 > {
   const seams = createSeams({ logger: { error: () => {} } });
   const notifications = recordNotifications(seams);
-  // The path's first step after the initial state is an INTERNAL_ERROR only when turn/start was refused.
-  const refuseTurnStart = path.steps[1]?.event.type === 'INTERNAL_ERROR';
+  // The path's first steps after the initial state are INTERNAL_ERRORs only when turn/start was refused: once
+  // (then written again) or twice (the turn ends unwritten).
+  let refusals = 0;
+  while (path.steps[refusals + 1]?.event.type === 'INTERNAL_ERROR') refusals++;
+  const refuseTurnStart = refusals > 0;
+  const refusedSteps = refusals;
   const log = createSessionLog();
   const { resume } = input as { resume?: TurnResume };
   if (resume) writeSuspendedTurn(log, resume);
   const realAppend = log.appendCore.bind(log);
   if (refuseTurnStart) {
     log.appendCore = ((type: string, data: never) => {
-      if (type === 'turn/start') throw new Error('store refused turn/start');
+      if (type === 'turn/start' && refusals-- > 0) throw new Error('store refused turn/start');
       return realAppend(type as never, data);
     }) as SessionLog['appendCore'];
   }
@@ -274,7 +286,8 @@ export async function executeTurnPath(
       { type: 'flush.done' },
     ],
     // turn/start confirms itself with TURN_OPENED (or fails with INTERNAL_ERROR): the machine sends those.
-    selfSent: (event, index) => event.type === 'TURN_OPENED' || (index === 1 && refuseTurnStart),
+    selfSent: (event, index) =>
+      event.type === 'TURN_OPENED' || (event.type === 'INTERNAL_ERROR' && index <= refusedSteps),
     onSettle: ({ kind, pending, payload }) => {
       if (pending.id !== 'toolBatch') return;
       writeBatch(log, kind, pending.input as ToolBatchInput, payload as { aborted?: boolean } | undefined);

@@ -104,12 +104,13 @@ describe('an agent whose root actor errors', () => {
 describe('a turn whose turn/start was refused', () => {
   it('tells the agent it is closed before reporting, so a steer from an agent/error listener is queued, not lost', async () => {
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
-    let refused = false;
+    // Refused twice: a refused turn/start is written again once, so only a second refusal ends the turn.
+    let refusals = 0;
     const store = {
       ...memoryStore(),
       write(event: { type: string }) {
-        if (event.type === 'turn/start' && !refused) {
-          refused = true;
+        if (event.type === 'turn/start' && refusals < 2) {
+          refusals++;
           throw new Error('disk full');
         }
       },
