@@ -17,22 +17,42 @@ const turnMachine = createMachine({
       "entry": "appendTurnStart",
       "on": {
         "TURN_OPENED": "open",
-        "INTERNAL_ERROR": {
-          "target": "done",
-          "actions": [
-            {
-              "type": "recordFailure"
-            },
-            "notifyClosed",
-            {
-              "type": "reportFailure",
+        "INTERNAL_ERROR": [
+          {
+            "guard": {
+              "type": "mayRewrite",
               "params": {
-                "origin": "turn"
+                "write": "turn/start"
               }
             },
-            "settleReason"
-          ]
-        }
+            "target": "opening",
+            "reenter": true,
+            "actions": [
+              {
+                "type": "markRewritten",
+                "params": {
+                  "write": "turn/start"
+                }
+              }
+            ]
+          },
+          {
+            "target": "done",
+            "actions": [
+              {
+                "type": "recordFailure"
+              },
+              "notifyClosed",
+              {
+                "type": "reportFailure",
+                "params": {
+                  "origin": "turn"
+                }
+              },
+              "settleReason"
+            ]
+          }
+        ]
       }
     },
     "open": {
@@ -364,8 +384,18 @@ const turnMachine = createMachine({
               }
             },
             "suspended": {
-              "initial": "waiting",
+              "initial": "recording",
               "states": {
+                "recording": {
+                  "always": [
+                    {
+                      "guard": "hasFailure",
+                      "target": "#turn.closing",
+                      "actions": "repairCalls"
+                    },
+                    "waiting"
+                  ]
+                },
                 "waiting": {
                   "always": {
                     "guard": "hasFailure",
@@ -744,14 +774,69 @@ const turnMachine = createMachine({
       }
     },
     "closing": {
-      "entry": [
-        "closeOpenStep",
-        "closeStep",
-        "settleReason",
-        "appendTurnEnd",
-        "notifyClosed"
-      ],
-      "always": "flushing"
+      "initial": "closingStep",
+      "states": {
+        "closingStep": {
+          "entry": [
+            "dropRefusal",
+            "closeOpenStep"
+          ],
+          "always": [
+            {
+              "guard": {
+                "type": "rewriteOwed",
+                "params": {
+                  "write": "step/end"
+                }
+              },
+              "target": "closingStep",
+              "reenter": true,
+              "actions": {
+                "type": "markRewritten",
+                "params": {
+                  "write": "step/end"
+                }
+              }
+            },
+            {
+              "target": "ending",
+              "actions": [
+                "dropRefusal",
+                "closeStep",
+                "settleReason"
+              ]
+            }
+          ]
+        },
+        "ending": {
+          "entry": [
+            "dropRefusal",
+            "appendTurnEnd"
+          ],
+          "always": [
+            {
+              "guard": {
+                "type": "rewriteOwed",
+                "params": {
+                  "write": "turn/end"
+                }
+              },
+              "target": "ending",
+              "reenter": true,
+              "actions": {
+                "type": "markRewritten",
+                "params": {
+                  "write": "turn/end"
+                }
+              }
+            },
+            {
+              "target": "#turn.flushing",
+              "actions": "notifyClosed"
+            }
+          ]
+        }
+      }
     },
     "flushing": {
       "entry": "startLogFlush",
