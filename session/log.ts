@@ -30,17 +30,6 @@ export function createSessionLog(options: SessionLogOptions = {}): SessionLog {
   return new AppendOnlyLog(options);
 }
 
-// `new Date().toISOString()` costs ~1 µs on Node 20; appends in the same millisecond share one string.
-let isoMillis = Number.NaN;
-let isoText = '';
-function currentIsoTime(): string {
-  const millis = Date.now();
-  if (millis !== isoMillis) {
-    isoText = new Date(millis).toISOString();
-    isoMillis = millis;
-  }
-  return isoText;
-}
 const settledBarrier: Promise<void> = Promise.resolve();
 const reportToConsole = (error: unknown, event: LogEvent): void =>
   console.error(`session log: a listener of ${event.type} threw`, error);
@@ -52,6 +41,9 @@ class AppendOnlyLog implements SessionLog {
   readonly #store: SessionStore;
   // `undefined` for the default clock (the cached ISO string).
   readonly #now: (() => Date) | undefined;
+  // `toISOString()` is costly per append (docs/performance.md): appends in the same millisecond share one string.
+  #isoMillis = Number.NaN;
+  #isoText = '';
   readonly #onEvent: ((event: LogEvent) => void) | undefined;
   readonly #reportListenerError: (error: unknown, event: LogEvent) => void;
   readonly #events: LogEvent[];
@@ -63,6 +55,14 @@ class AppendOnlyLog implements SessionLog {
   #dispatching: LogEvent | undefined;
   #storeFailure: SessionStoreError | undefined;
 
+  #currentIsoTime(): string {
+    const millis = Date.now();
+    if (millis !== this.#isoMillis) {
+      this.#isoText = new Date(millis).toISOString();
+      this.#isoMillis = millis;
+    }
+    return this.#isoText;
+  }
   constructor(options: SessionLogOptions) {
     this.#store = options.store ?? memoryStore();
     this.#now = options.now;
@@ -221,7 +221,7 @@ class AppendOnlyLog implements SessionLog {
       seq: events.length,
       type,
       data,
-      time: this.#now === undefined ? currentIsoTime() : this.#now().toISOString(),
+      time: this.#now === undefined ? this.#currentIsoTime() : this.#now().toISOString(),
     });
     const line = JSON.stringify(event);
     // A UTF-16 code unit takes at most 3 UTF-8 bytes: a short line needs no byte count.
