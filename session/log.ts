@@ -50,6 +50,7 @@ class AppendOnlyLog implements SessionLog {
   // Allocated on first use: most logs never get a subscriber or a deferred event (an agent's log does get a failure listener).
   #listeners: Set<(event: LogEvent) => void> | undefined;
   #deferred: LogEvent[] | undefined;
+  #afterListeners: (() => void)[] | undefined;
   #failureListeners: ((error: SessionStoreError) => void)[] | undefined;
   #openTurn: boolean;
   #dispatching: LogEvent | undefined;
@@ -194,7 +195,7 @@ class AppendOnlyLog implements SessionLog {
       throw new SessionLogError(
         'REENTRANT_APPEND',
         `Cannot append \`${type}\` while the listeners of \`${dispatching.type}\` (seq ${dispatching.seq}) are running; ` +
-          'append after they return (e.g. from a queued microtask) instead',
+          'append after they return (`log.afterListeners(...)`) instead',
       );
     }
     const parsed = schema.safeParse(rawData);
@@ -255,6 +256,11 @@ class AppendOnlyLog implements SessionLog {
     return event;
   }
 
+  afterListeners(run: () => void): void {
+    if (this.#dispatching === undefined) run();
+    else (this.#afterListeners ??= []).push(run);
+  }
+
   #dispatch(first: LogEvent): void {
     for (let event: LogEvent | undefined = first; event !== undefined; event = this.#deferred?.shift()) {
       this.#dispatching = event;
@@ -267,6 +273,9 @@ class AppendOnlyLog implements SessionLog {
         this.#dispatching = undefined;
       }
     }
+    // The round is over: what waited for the listeners to return runs now (it may append and dispatch again).
+    for (let run = this.#afterListeners?.shift(); run !== undefined; run = this.#afterListeners?.shift())
+      run();
   }
 
   #callContained(listener: (event: LogEvent) => void, event: LogEvent): void {

@@ -250,7 +250,9 @@ export function createTurnActions(servicesOf: ServicesResolver<Services>): TurnA
       } catch (error) {
         // An inject() made from inside a `session/event` listener: append once that listener returned.
         if (!(error instanceof SessionLogError && error.code === 'REENTRANT_APPEND')) throw error;
-        queueMicrotask(() => self.send({ type: 'INJECT', injection: params.injection } satisfies TurnEvent));
+        services.log.afterListeners(() =>
+          self.send({ type: 'INJECT', injection: params.injection } satisfies TurnEvent),
+        );
       }
     }),
     announceContinueReason: contained(({ context, services }) => {
