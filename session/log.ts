@@ -257,8 +257,12 @@ class AppendOnlyLog implements SessionLog {
   }
 
   afterListeners(run: () => void): void {
-    if (this.#dispatching === undefined) run();
-    else (this.#afterListeners ??= []).push(run);
+    if (this.#dispatching === undefined) {
+      run();
+      return;
+    }
+    this.#afterListeners ??= [];
+    this.#afterListeners.push(run);
   }
 
   #dispatch(first: LogEvent): void {
