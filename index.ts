@@ -16,6 +16,7 @@ export {
   claudeCodeHooks,
   codexHooks,
   decidePermission,
+  findProjectSettings,
   formatCapabilities,
   formatCapabilitySummary,
   type HookBridge,
@@ -30,8 +31,15 @@ export {
   type PermissionMode,
   type PermissionRequest,
   type PermissionSet,
+  type ProjectFile,
+  type ProjectSettings,
   parsePermissionMode,
+  rememberTrust,
+  TrustFileError,
+  type TrustState,
   toolClass,
+  trustFilePath,
+  trustState,
 } from './bridges/index.js';
 export * from './distributed/index.js';
 export * from './inspect/index.js';

@@ -30,6 +30,17 @@ export { type HookPluginFiles, loadHookPlugins } from './loadHookPlugins.js';
 export { compileMatcher, MatcherSyntaxError } from './matcher.js';
 export { mergeVerdicts } from './merge.js';
 export type { HookBridgeOptions } from './options.js';
+export {
+  findProjectSettings,
+  PROJECT_SETTINGS_FILES,
+  type ProjectFile,
+  type ProjectSettings,
+  rememberTrust,
+  TrustFileError,
+  type TrustState,
+  trustFilePath,
+  trustState,
+} from './projectTrust.js';
 export { type RunHookOptions, runHook } from './runner.js';
 export type {
   Dialect,

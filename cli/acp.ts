@@ -18,6 +18,7 @@ import {
 import type { CliCommand, CliIO, TextSink } from './command.js';
 import { loadMcpServersFlag, MCP_CONFIG_HELP, registerMcpTools } from './mcpFlag.js';
 import { type AgentFlags, addAgentFlags, loadBridges, resolveCwd, resolveModel } from './runFlags.js';
+import { trustedProjectFiles } from './trust.js';
 import { addTurnFlags, composeInstructions, resolveFlagInstructions, type TurnFlags } from './turnFlags.js';
 import { packageVersion } from './version.js';
 
@@ -137,10 +138,13 @@ export const acpCommand: CliCommand = {
         const seams = createSeams({ logger: sessionLogger });
         // The session's mode decides each call with the settings' permission rules (Claude Code's modes).
         const permissionMode = (): PermissionMode => parsePermissionMode(mode() ?? 'default') ?? 'default';
+        // The editor owns stdin: nobody can be asked, so only a trusted folder's own settings load.
+        const project = await trustedProjectFiles({ cwd, flags, io, canAsk: false, prefix: 'seamchart acp' });
         for (const bridge of await loadBridges(
           flags,
           path.join(sessionsDir, `${sessionId}.jsonl`),
           permissionMode,
+          project === 'interrupted' ? undefined : project,
         ))
           seams.use(bridge);
         seams.use(plugins.requestRetry({ maxRetries: flags.maxRetries ?? 3 }));

@@ -32,6 +32,7 @@ import { resolveSessionSetup } from './sessionHeader.js';
 import { Interrupts, SIGNAL_EXIT } from './signals.js';
 import { startTelemetry } from './telemetry.js';
 import { Transcript } from './transcript.js';
+import { trustedProjectFiles } from './trust.js';
 import { addTurnFlags, composeInstructions, resolveFlagInstructions, type TurnFlags } from './turnFlags.js';
 import { packageVersion } from './version.js';
 
@@ -193,7 +194,15 @@ export const runCommand: CliCommand = {
     for (const note of setup.notes) io.stderr.write(`seamchart: ${note}\n`);
     const instructions = await composeInstructions(await resolveFlagInstructions(flags), cwd, flags);
     const model = await resolveModel(flags, io.env);
-    const bridges = await loadBridges(flags, flags.session);
+    const project = await trustedProjectFiles({
+      cwd,
+      flags,
+      io,
+      canAsk: io.stdin.isTTY === true && io.stderr.isTTY === true,
+      prefix: 'seamchart',
+    });
+    if (project === 'interrupted') return SIGNAL_EXIT.SIGINT;
+    const bridges = await loadBridges(flags, flags.session, undefined, project);
     const mcpServers = await loadMcpServersFlag(flags.mcpConfig);
     if (flags.resume && flags.session === undefined) throw new UsageError('--resume needs --session FILE');
     // Opened last, inspection before the store: a bad flag or path leaves nothing written.

@@ -12,6 +12,7 @@ import {
   scriptedModel,
 } from '../index.js';
 import { repeatable, UsageError } from './command.js';
+import type { ProjectHookFiles } from './trust.js';
 
 /** The flags that build an agent (model, hooks, tools, directory), shared by `run` and `acp`. */
 export interface AgentFlags {
@@ -25,6 +26,8 @@ export interface AgentFlags {
   codexPlugin?: string[];
   tools: 'demo' | 'none';
   cwd?: string;
+  /** Trust the working folder's own settings files (remembered, as a yes at the terminal is). */
+  trust?: boolean;
 }
 
 /** Declares the agent-building flags on a command. */
@@ -65,7 +68,11 @@ export function addAgentFlags(command: Command): Command {
         .choices(['demo', 'none'])
         .default('none'),
     )
-    .option('--cwd <dir>', 'the working directory of the session and its tools (must exist)');
+    .option('--cwd <dir>', 'the working directory of the session and its tools (must exist)')
+    .option(
+      '--trust',
+      'trust the working folder: load its .claude/settings.json, .claude/settings.local.json and .codex/hooks.json (remembered until they change)',
+    );
 }
 
 /** The session's working directory: it must exist (a mistyped path is never created). */
@@ -147,12 +154,14 @@ export async function loadBridges(
   flags: AgentFlags,
   transcriptPath: string | undefined,
   permissionMode?: (agentId: string | undefined) => PermissionMode,
+  /** The trusted folder's own files (`trustedProjectFiles`), loaded before the flags' files. */
+  project: ProjectHookFiles = { claudeSettings: [], codexHooks: [] },
 ): Promise<HookBridge[]> {
   try {
     return await loadHookPlugins(
       {
-        claudeSettings: flags.claudeSettings ?? [],
-        codexHooks: flags.codexHooks ?? [],
+        claudeSettings: [...project.claudeSettings, ...(flags.claudeSettings ?? [])],
+        codexHooks: [...project.codexHooks, ...(flags.codexHooks ?? [])],
         claudePlugins: flags.claudePlugin ?? [],
         codexPlugins: flags.codexPlugin ?? [],
       },

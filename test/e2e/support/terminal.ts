@@ -51,10 +51,11 @@ export class Terminal {
   /**
    * What the terminal shows, with what scrolled off the top (tmux scrolls one line to say the pane
    * died) and without tmux's own "Pane is dead" line; trailing blanks trimmed. With `escapes`,
-   * colours as SGR sequences.
+   * colours as SGR sequences; with `joined`, lines the 120 columns wrapped are one line again.
    */
-  async screen(escapes = false): Promise<string> {
-    const text = await this.tmux('capture-pane', '-p', '-S', '-', ...(escapes ? ['-e'] : []), '-t', 'run');
+  async screen(escapes = false, joined = false): Promise<string> {
+    const flags = [...(escapes ? ['-e'] : []), ...(joined ? ['-J'] : [])];
+    const text = await this.tmux('capture-pane', '-p', '-S', '-', ...flags, '-t', 'run');
     return text
       .split('\n')
       .filter((line) => !line.startsWith('Pane is dead'))
@@ -67,11 +68,16 @@ export class Terminal {
     await this.tmux('send-keys', '-t', 'run', ...keys);
   }
 
-  /** Polls the screen until `test` holds (or fails after `timeoutMs`, showing the screen). */
-  async waitFor(test: (screen: string) => boolean, what: string, timeoutMs = 15_000): Promise<string> {
+  /** Polls the screen until `test` holds (or fails after `timeoutMs`, showing the screen; `joined` as in `screen`). */
+  async waitFor(
+    test: (screen: string) => boolean,
+    what: string,
+    timeoutMs = 15_000,
+    joined = false,
+  ): Promise<string> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const screen = await this.screen();
+      const screen = await this.screen(false, joined);
       if (test(screen)) return screen;
       if (Date.now() > deadline)
         throw new Error(`timed out waiting for ${what}; the screen shows:\n${screen}`);
