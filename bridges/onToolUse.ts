@@ -134,6 +134,16 @@ async function verdictFor(
   return fired;
 }
 
+/** Who the log names for a permission decision: the rule as written and its behavior, else the mode. */
+function permissionBy(permission: PermissionDecision): { by: string } {
+  return {
+    by:
+      permission.rule === undefined
+        ? `permissions: ${permission.mode} mode`
+        : `permissions: ${permission.rule.text} ${permission.rule.behavior}`,
+  };
+}
+
 /** The settings' permission rules and mode on one sealed call (`undefined` without a `permissions` block). */
 function permissionFor(kit: ListenerKit, exec: ToolExecution): PermissionDecision | undefined {
   const permissions = kit.runtime.permissions;
@@ -173,7 +183,12 @@ export function createPreToolListener(kit: ListenerKit): Listener<'tools/pre-exe
         ...byOf(merged.by),
       };
     if (permission?.behavior === 'deny' && (permission.rule !== undefined || merged?.kind !== 'allow'))
-      return { kind: 'deny', reason: permission.reason, ...withContexts(contexts) };
+      return {
+        kind: 'deny',
+        reason: permission.reason,
+        ...withContexts(contexts),
+        ...permissionBy(permission),
+      };
     const ruleAsks = permission?.behavior === 'ask' && permission.rule !== undefined;
     if (merged?.kind === 'ask' || ruleAsks) {
       const reasons = [
@@ -181,13 +196,13 @@ export function createPreToolListener(kit: ListenerKit): Listener<'tools/pre-exe
         ruleAsks ? permission?.reason : undefined,
       ];
       const reason = reasons.filter((r) => r !== undefined).join('\n\n');
-      const by = merged?.kind === 'ask' ? byOf(merged.by) : {};
+      const by = merged?.kind === 'ask' ? byOf(merged.by) : permission ? permissionBy(permission) : {};
       return { kind: 'ask', ...(reason === '' ? {} : { reason }), ...withContexts(contexts), ...by };
     }
     const downstream = prependContexts(await next(), contexts);
     // The mode's own prompt: skipped by a hook's allow, never overriding a downstream deny or ask.
     if (permission?.behavior === 'ask' && merged?.kind !== 'allow' && downstream.kind === 'allow')
-      return { ...downstream, kind: 'ask', reason: permission.reason };
+      return { ...downstream, kind: 'ask', reason: permission.reason, ...permissionBy(permission) };
     return downstream;
   };
 }

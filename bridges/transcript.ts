@@ -56,6 +56,9 @@ function assistantContent(content: readonly ContentBlock[]): JsonValue[] {
   return content.map((block): JsonValue => {
     if (block.type === 'text') return { type: 'text', text: block.text };
     if (block.type === 'reasoning') return { type: 'thinking', thinking: block.text };
+    if (block.type === 'image')
+      return { type: 'image', source: { type: 'base64', media_type: block.mimeType, data: block.data } };
+    if (block.type === 'resource-link') return { type: 'text', text: `[resource link] ${block.uri}` };
     return { type: 'tool_use', id: block.id, name: block.name, input: parseArguments(block.arguments) };
   });
 }

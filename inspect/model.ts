@@ -426,7 +426,13 @@ function textOf(content: unknown): string {
   if (!Array.isArray(content)) return '';
   return (content as ContentBlock[])
     .map((block) =>
-      block.type === 'text' || block.type === 'reasoning' ? block.text : `[call ${block.name}]`,
+      block.type === 'text' || block.type === 'reasoning'
+        ? block.text
+        : block.type === 'image'
+          ? `[image ${block.mimeType}]`
+          : block.type === 'resource-link'
+            ? `[resource link ${block.uri}]`
+            : `[call ${block.name}]`,
     )
     .join('\n');
 }

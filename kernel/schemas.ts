@@ -27,14 +27,33 @@ export const ToolCallBlockSchema = z.object({
   /** Raw JSON text from the model. */
   arguments: z.string(),
 });
+/** An image a tool returned (MCP `image`): base64 data and its MIME type. */
+export const ImageBlockSchema = z.object({
+  type: z.literal('image'),
+  mimeType: z.string(),
+  data: z.string(),
+});
+/** A link to a resource a tool returned (MCP `resource_link`), not its contents. */
+export const ResourceLinkBlockSchema = z.object({
+  type: z.literal('resource-link'),
+  uri: z.string(),
+  name: z.string(),
+  title: z.string().optional(),
+  description: z.string().optional(),
+  mimeType: z.string().optional(),
+});
 export const ContentBlockSchema = z.discriminatedUnion('type', [
   TextBlockSchema,
   ReasoningBlockSchema,
   ToolCallBlockSchema,
+  ImageBlockSchema,
+  ResourceLinkBlockSchema,
 ]);
 export type TextBlock = z.infer<typeof TextBlockSchema>;
 export type ReasoningBlock = z.infer<typeof ReasoningBlockSchema>;
 export type ToolCallBlock = z.infer<typeof ToolCallBlockSchema>;
+export type ImageBlock = z.infer<typeof ImageBlockSchema>;
+export type ResourceLinkBlock = z.infer<typeof ResourceLinkBlockSchema>;
 export type ContentBlock = z.infer<typeof ContentBlockSchema>;
 
 export const MessageSourceSchema = z.discriminatedUnion('kind', [

@@ -1,13 +1,23 @@
-import type { ContentBlock, JsonValue, ToolCallBlock, ToolSchema } from '../kernel/index.js';
+import type {
+  ContentBlock,
+  ImageBlock,
+  JsonValue,
+  ResourceLinkBlock,
+  ToolCallBlock,
+  ToolSchema,
+} from '../kernel/index.js';
 import type { ModelSettings, ToolChoice } from './settings.js';
 import type { ModelMessage, ModelRequest } from './types.js';
 
 /** A chat-completions message as the OpenAI wire format spells it. */
 export type ChatMessage =
   | { role: 'system'; content: string }
-  | { role: 'user'; content: string }
+  | { role: 'user'; content: string | ChatUserPart[] }
   | { role: 'assistant'; content: string | null; tool_calls?: ChatToolCall[] }
   | { role: 'tool'; tool_call_id: string; content: string };
+
+/** A part of a user message: text, or an image as a data URL. */
+type ChatUserPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } };
 
 interface ChatToolCall {
   id: string;
@@ -48,7 +58,7 @@ export function toChatCompletionBody(
   model: string,
   settings: ModelSettings = {},
 ): ChatCompletionBody {
-  const messages = request.messages.map(toChatMessage);
+  const messages = toChatMessages(request.messages);
   if (request.instructions) messages.unshift({ role: 'system', content: request.instructions });
   const body: ChatCompletionBody = {
     ...(settings.extra as Record<string, JsonValue> | undefined),
@@ -75,10 +85,47 @@ function toChatToolChoice(choice: ToolChoice): ChatToolChoice {
   return typeof choice === 'string' ? choice : { type: 'function', function: { name: choice.name } };
 }
 
+/**
+ * The messages in order; images a tool returned follow its run of tool messages as one user message
+ * of image parts (a `tool` message holds text only, and no user message may split a run of them).
+ */
+function toChatMessages(messages: readonly ModelMessage[]): ChatMessage[] {
+  const out: ChatMessage[] = [];
+  let held: ChatUserPart[] = [];
+  const flush = (): void => {
+    if (held.length > 0) out.push({ role: 'user', content: held });
+    held = [];
+  };
+  for (const message of messages) {
+    if (message.role !== 'tool') flush();
+    out.push(toChatMessage(message));
+    if (message.role !== 'tool') continue;
+    const images = message.content.filter((block): block is ImageBlock => block.type === 'image');
+    if (images.length > 0)
+      held.push(
+        { type: 'text', text: `Images returned by tool call ${message.callId}:` },
+        ...images.map(imagePart),
+      );
+  }
+  flush();
+  return out;
+}
+
+function imagePart(block: ImageBlock): ChatUserPart {
+  return { type: 'image_url', image_url: { url: `data:${block.mimeType};base64,${block.data}` } };
+}
+
 function toChatMessage(message: ModelMessage): ChatMessage {
   switch (message.role) {
-    case 'user':
-      return { role: 'user', content: joinText(message.content) };
+    case 'user': {
+      const text = joinText(message.content);
+      const images = message.content.filter((block): block is ImageBlock => block.type === 'image');
+      if (images.length === 0) return { role: 'user', content: text };
+      return {
+        role: 'user',
+        content: [...(text === '' ? [] : [{ type: 'text' as const, text }]), ...images.map(imagePart)],
+      };
+    }
     case 'tool':
       return { role: 'tool', tool_call_id: message.callId, content: joinText(message.content) };
     case 'assistant': {
@@ -102,10 +149,25 @@ function toChatTool(tool: ToolSchema): ChatTool {
   };
 }
 
+/** The text the model reads: text blocks, a line per image (sent as a part) and per resource link. */
 function joinText(content: readonly ContentBlock[]): string {
   let text = '';
   for (const block of content) {
-    if (block.type === 'text') text = text === '' ? block.text : `${text}\n${block.text}`;
+    const piece =
+      block.type === 'text'
+        ? block.text
+        : block.type === 'image'
+          ? `[${block.mimeType} image: attached below]`
+          : block.type === 'resource-link'
+            ? describeLink(block)
+            : undefined;
+    if (piece !== undefined) text = text === '' ? piece : `${text}\n${piece}`;
   }
   return text;
+}
+
+function describeLink(block: ResourceLinkBlock): string {
+  const about = [block.name, ...(block.mimeType === undefined ? [] : [block.mimeType])].join(', ');
+  const label = block.title === undefined ? about : `${block.title} (${about})`;
+  return `[resource link] ${label}: ${block.uri}${block.description === undefined ? '' : ` — ${block.description}`}`;
 }

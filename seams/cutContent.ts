@@ -26,9 +26,7 @@ export function cutContent(
   measure: TextMeasure,
   budget: number = limit,
 ): CutContent | undefined {
-  const sizes = content.map((block) =>
-    measure.size(block.type === 'tool-call' ? block.arguments : block.text),
-  );
+  const sizes = content.map((block) => measure.size(measuredText(block)));
   const total = sizes.reduce((sum, size) => sum + size, 0);
   if (total <= limit) return undefined;
   const kept: ContentBlock[] = [];
@@ -40,7 +38,7 @@ export function cutContent(
       room -= size;
       continue;
     }
-    if (block.type !== 'tool-call' && room > 0) {
+    if ((block.type === 'text' || block.type === 'reasoning') && room > 0) {
       const text = measure.cut(block.text, room);
       if (text !== '') kept.push({ ...block, text });
       room -= measure.size(text);
@@ -48,4 +46,18 @@ export function cutContent(
     break;
   }
   return { kept, total, keptSize: Math.max(0, budget) - room };
+}
+
+// What counts toward the limit: texts and call arguments; an image is kept whole (its data is no text), a link by its URI.
+function measuredText(block: ContentBlock): string {
+  switch (block.type) {
+    case 'tool-call':
+      return block.arguments;
+    case 'image':
+      return '';
+    case 'resource-link':
+      return block.uri;
+    default:
+      return block.text;
+  }
 }

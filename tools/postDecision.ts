@@ -78,7 +78,9 @@ export function applyPostDecision(
 // The model sees the feedback itself; the error message is its text, for logs and UIs.
 function describeFeedback(feedback: readonly ContentBlock[]): string {
   const text = feedback
-    .map((block) => (block.type === 'tool-call' ? `[${block.type} content]` : block.text))
+    .map((block) =>
+      block.type === 'text' || block.type === 'reasoning' ? block.text : `[${block.type} content]`,
+    )
     .join('\n')
     .trim();
   return text === '' ? 'Blocked by tools/post-execute' : text;

@@ -9,7 +9,13 @@ import { toPromptContent } from './content.js';
 import { createSessionLogger } from './feedback.js';
 import { askPendingAgain, createPermissionChannel, type PermissionLink } from './permission.js';
 import { bridgeSession, type SessionBridge } from './sessionBridge.js';
-import { listSessionFiles, readSessionCwd, resolveSessionFile } from './sessionFiles.js';
+import {
+  listSessionFiles,
+  readSessionCwd,
+  readSessionMode,
+  resolveSessionFile,
+  writeSessionMode,
+} from './sessionFiles.js';
 import { toToolKindFrom } from './toolKind.js';
 import type { AcpMcpServer, AcpServer, AcpSession, ServeAcpOptions } from './types.js';
 
@@ -47,6 +53,7 @@ export function startAcpServer(options: ServeAcpOptions): AcpServer {
     rawServers: readonly acp.McpServer[],
     store: SessionStore,
     resume: boolean,
+    mode: string | undefined = modes?.initial,
   ): Promise<{ live: LiveSession; notices: string[]; announce(): void; askAgain(): void }> => {
     const { servers, unsupported } = splitMcpServers(rawServers);
     // Messages for the editor wait until it knows the session id (after the response).
@@ -84,7 +91,7 @@ export function startAcpServer(options: ServeAcpOptions): AcpServer {
         store,
         approval,
         logger: createSessionLogger(say, logger),
-        mode: () => live?.mode ?? modes?.initial,
+        mode: () => live?.mode ?? mode,
       });
     } catch (error) {
       await store.close().catch(() => {});
@@ -102,7 +109,7 @@ export function startAcpServer(options: ServeAcpOptions): AcpServer {
     const agent = session.agent;
     live = {
       bridge,
-      mode: modes?.initial,
+      mode,
       settled: () => agent.whenIdle(),
       waiting: () => approval.waiting,
     };
@@ -177,7 +184,17 @@ export function startAcpServer(options: ServeAcpOptions): AcpServer {
       const store = await openJsonlStore(file, { id: params.sessionId }).catch((error: unknown) => {
         throw acp.RequestError.invalidParams({ file }, (error as Error).message);
       });
-      const { live, announce, askAgain } = await open(params.sessionId, cwd, params.mcpServers, store, true);
+      // The mode the session was left in (kept beside its file), when it is still offered.
+      const kept = await readSessionMode(file);
+      const mode = modes?.available.some((m) => m.id === kept) ? kept : modes?.initial;
+      const { live, announce, askAgain } = await open(
+        params.sessionId,
+        cwd,
+        params.mcpServers,
+        store,
+        true,
+        mode,
+      );
       await live.bridge.replay();
       setImmediate(announce);
       setImmediate(askAgain);
@@ -196,6 +213,12 @@ export function startAcpServer(options: ServeAcpOptions): AcpServer {
         );
       }
       live.mode = params.modeId;
+      await writeSessionMode(resolveSessionFile(options.sessionsDir, params.sessionId), params.modeId).catch(
+        (error: unknown) =>
+          report(
+            `session ${params.sessionId}: the mode is not kept for session/load: ${(error as Error).message}`,
+          ),
+      );
       // The next call is decided in the new mode; the editor hears it as an update too.
       await notifier(params.sessionId)({
         sessionUpdate: 'current_mode_update',

@@ -1,4 +1,4 @@
-import { open, readdir, stat } from 'node:fs/promises';
+import { open, readdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import * as acp from '@agentclientprotocol/sdk';
 
@@ -18,6 +18,29 @@ export function resolveSessionFile(sessionsDir: string, rawSessionId: string): s
     );
   }
   return path.join(sessionsDir, `${rawSessionId}.jsonl`);
+}
+
+/** Where a session's mode is kept: beside its file (`<id>.mode.json`), as the log records turns only. */
+function modeFileOf(sessionFile: string): string {
+  return sessionFile.replace(/\.jsonl$/, '.mode.json');
+}
+
+/** The mode `session/set_mode` chose last for a session file, or `undefined` (never set, or unreadable). */
+export async function readSessionMode(sessionFile: string): Promise<string | undefined> {
+  try {
+    const kept = JSON.parse(await readFile(modeFileOf(sessionFile), 'utf8')) as { mode?: unknown };
+    return typeof kept.mode === 'string' ? kept.mode : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Keeps a session's mode for `session/load` (written whole, then renamed: never half a file). */
+export async function writeSessionMode(sessionFile: string, mode: string): Promise<void> {
+  const file = modeFileOf(sessionFile);
+  const temporary = `${file}.${process.pid}.tmp`;
+  await writeFile(temporary, `${JSON.stringify({ mode })}\n`, { mode: 0o600 });
+  await rename(temporary, file);
 }
 
 /** The `cwd` recorded in a session file's header line, or `undefined` when the file has none. */

@@ -65,10 +65,30 @@ export function toToolCallEnd(result: LoggedToolResult): acp.ToolCallUpdate {
   return {
     toolCallId: toToolCallId(result.turn, result.step, result.callId),
     status: result.isError ? 'failed' : 'completed',
-    content: result.content.flatMap((block) =>
-      block.type === 'text'
-        ? [{ type: 'content' as const, content: { type: 'text' as const, text: block.text } }]
-        : [],
-    ),
+    content: result.content.flatMap((block) => {
+      const content = toAcpBlock(block);
+      return content === undefined ? [] : [{ type: 'content' as const, content }];
+    }),
   };
+}
+
+/** A result block as ACP content: text, image and resource link; reasoning and tool calls are not results. */
+function toAcpBlock(block: ContentBlock): acp.ContentBlock | undefined {
+  switch (block.type) {
+    case 'text':
+      return { type: 'text', text: block.text };
+    case 'image':
+      return { type: 'image', data: block.data, mimeType: block.mimeType };
+    case 'resource-link':
+      return {
+        type: 'resource_link',
+        uri: block.uri,
+        name: block.name,
+        ...(block.title === undefined ? {} : { title: block.title }),
+        ...(block.description === undefined ? {} : { description: block.description }),
+        ...(block.mimeType === undefined ? {} : { mimeType: block.mimeType }),
+      };
+    default:
+      return undefined;
+  }
 }

@@ -330,7 +330,9 @@ export function createTurnActions(servicesOf: ServicesResolver<Services>): TurnA
       try {
         const usage = turnUsage(services.log.events);
         const reason = context.endReason;
-        const decidedBy = reason.kind === 'completed' ? context.stop?.decidedBy : undefined;
+        // The turn-stop seam's decider, else the listener whose continuation `stop` ended the turn.
+        const decidedBy =
+          reason.kind === 'completed' ? (context.stop?.decidedBy ?? context.thisStep.stoppedBy) : undefined;
         services.log.appendCore('turn/end', {
           turn: context.input.turn,
           reason,

@@ -124,6 +124,7 @@ export const freshStep: StepState = Object.freeze({
   calls: Object.freeze([]),
   steered: false,
   proceed: false,
+  stoppedBy: undefined,
 });
 
 /** `step` with `change` applied, field by field (not `{ ...step, ...change }`: see `seamInputOf`). */
@@ -132,6 +133,7 @@ export function updateStep(step: StepState, change: Partial<StepState>): StepSta
     calls: change.calls ?? step.calls,
     steered: change.steered ?? step.steered,
     proceed: change.proceed ?? step.proceed,
+    stoppedBy: 'stoppedBy' in change ? change.stoppedBy : step.stoppedBy,
   };
 }
 

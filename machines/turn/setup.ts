@@ -164,7 +164,8 @@ export const turnSetup = setup({
     applyContinuation: assign(({ context }, params: { decision: ContinuationDecision }) => {
       const { decision } = params;
       const proceed = decision.action === 'continue';
-      const thisStep = updateStep(context.thisStep, { proceed });
+      const stoppedBy = decision.action === 'stop' ? decision.by : undefined;
+      const thisStep = updateStep(context.thisStep, { proceed, stoppedBy });
       if (decision.action !== 'continue' || !decision.reason) return { thisStep };
       const item: InboxItem = {
         id: continuationItemId(context),

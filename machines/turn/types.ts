@@ -68,6 +68,8 @@ export interface StepState {
   readonly steered: boolean;
   /** The step's continuation decision (before the steering override). */
   readonly proceed: boolean;
+  /** Who decided the continuation's `stop`, when a listener did (`turn/end.decidedBy`). */
+  readonly stoppedBy: string | undefined;
 }
 
 /** The model request's retry count and its last failure. */

@@ -108,4 +108,53 @@ describe('J05 session modes', () => {
       /Expected modeId to be one of default, acceptEdits, plan, bypassPermissions, got "yolo"/,
     );
   }, 30_000);
+
+  it('J05 the mode a session was left in is kept: session/load answers it and the next call is decided in it', async () => {
+    const fixture = createFixture({
+      scripts: [[{ text: 'set' }], [write('w1', 'a.txt'), { text: 'still planning' }], [], []],
+      serve: { modes: { available: MODES, initial: 'default' } },
+      setup: async (seams, tools, request) => {
+        for (const tool of createDemoTools({ root: request.cwd })) tools.register(tool);
+        seams.use(
+          await claudeCodeHooks({
+            settingsFiles: [],
+            permissionMode: () => parsePermissionMode(request.mode() ?? '') ?? 'default',
+          }),
+        );
+      },
+    });
+    await fixture.initialize();
+    const { sessionId } = await fixture.client.request(acp.methods.agent.session.new, {
+      cwd,
+      mcpServers: [],
+    });
+    await fixture.client.request(acp.methods.agent.session.setMode, { sessionId, modeId: 'plan' });
+    expect(await fixture.prompt(sessionId, 'hello')).toEqual({ stopReason: 'end_turn' });
+    await fixture.client.request(acp.methods.agent.session.close, { sessionId });
+
+    const loaded = await fixture.client.request(acp.methods.agent.session.load, {
+      sessionId,
+      cwd,
+      mcpServers: [],
+    });
+    expect(loaded.modes).toEqual({ currentModeId: 'plan', availableModes: MODES });
+    // plan refuses the edit without asking the editor.
+    expect(await fixture.prompt(sessionId, 'write a')).toEqual({ stopReason: 'end_turn' });
+    expect(fixture.record.permissions).toHaveLength(0);
+    expect(existsSync(path.join(cwd, 'a.txt'))).toBe(false);
+    expect(finals(fixture.updatesOf(sessionId)).at(-1)).toMatchObject({
+      status: 'failed',
+      text: expect.stringMatching(/plan mode/),
+    });
+
+    // A session that never changed mode loads in the initial one.
+    const other = await fixture.client.request(acp.methods.agent.session.new, { cwd, mcpServers: [] });
+    await fixture.client.request(acp.methods.agent.session.close, { sessionId: other.sessionId });
+    const reopened = await fixture.client.request(acp.methods.agent.session.load, {
+      sessionId: other.sessionId,
+      cwd,
+      mcpServers: [],
+    });
+    expect(reopened.modes?.currentModeId).toBe('default');
+  }, 30_000);
 });

@@ -213,4 +213,82 @@ describe('who decided, durably', () => {
     expect(events.some((event) => 'decidedBy' in (event.data as object))).toBe(false);
     expect(checkInvariants(events)).toEqual([]);
   });
+
+  it('O01 a continuation listener that stops a turn the default would continue is named on turn/end', async () => {
+    const seams = createSeams();
+    seams.on(
+      'agent/turn-continuation',
+      async (ctx, next) =>
+        ctx.step >= 1 && ctx.turn === 1 ? { action: 'stop', reason: 'budget spent' } : next(),
+      { name: 'budget' },
+    );
+    const tools = createToolRegistry();
+    tools.register(
+      defineTool({
+        name: 'Bash',
+        description: 'records the command',
+        parameters: z.object({ command: z.string() }),
+        execute: ({ command }) => `ran ${command}`,
+      }),
+    );
+    const model = scriptedModel([
+      { toolCalls: [call('c1', 'ls')] },
+      { toolCalls: [call('c2', 'ls')] },
+      { text: 'answered' },
+    ]);
+    const agent = createAgent({ seams, tools, model });
+    agent.followup('list');
+    await agent.whenIdle();
+    agent.followup('again');
+    await agent.whenIdle();
+    const { events } = agent.log;
+    expect(checkInvariants(events)).toEqual([]);
+    const ends = dataOf<{ turn: number; decidedBy?: string; reason: { kind: string } }>(events, 'turn/end');
+    // Turn 1 stopped after its tool step by the listener; turn 2 ran on and stopped by default.
+    expect(ends.map((end) => [end.turn, end.reason.kind, end.decidedBy])).toEqual([
+      [1, 'completed', 'budget'],
+      [2, 'completed', undefined],
+    ]);
+    expect(dataOf(events, 'step/start')).toHaveLength(3);
+    await agent.dispose();
+  });
+
+  it("O01 a decision of the settings' permissions names the rule (or the mode), not the bridge", async () => {
+    const cwd = await session();
+    const bridge = await claudeCodeHooks({
+      permissions: { deny: ['Bash(rm *)'], ask: ['Bash(git push *)'], allow: ['Bash(ls)'] },
+    });
+    const asked: string[] = [];
+    const run = createHookAgent({
+      bridges: [bridge],
+      cwd,
+      demoTools: true,
+      approval: {
+        request: async (question) => {
+          asked.push(question.callId);
+          return 'rejected';
+        },
+      },
+      script: [
+        {
+          toolCalls: [
+            call('c1', 'rm -rf build'),
+            call('c2', 'git push origin main'),
+            { id: 'c3', name: 'Write', arguments: { file_path: 'notes.txt', content: 'hi' } },
+            call('c4', 'ls'),
+          ],
+        },
+        { text: 'done' },
+      ],
+    });
+    await run.send('tidy');
+    expect(asked).toEqual(['c2', 'c3']);
+    expect(run.data<ResultData>('tool/result').map((r) => [r.callId, r.decidedBy])).toEqual([
+      ['c1', { preExecute: 'permissions: Bash(rm *) deny' }],
+      ['c2', { preExecute: 'permissions: Bash(git push *) ask', approval: 'approval channel' }],
+      ['c3', { preExecute: 'permissions: default mode', approval: 'approval channel' }],
+      ['c4', undefined],
+    ]);
+    await run.finish();
+  });
 });

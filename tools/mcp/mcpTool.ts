@@ -1,6 +1,6 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { z } from 'zod';
-import { describeThrown } from '../../kernel/index.js';
+import { type ContentBlock, describeThrown, type JsonValue } from '../../kernel/index.js';
 import { defineTool } from '../defineTool.js';
 import type { ToolDefinition } from '../types.js';
 import { mcpToolName } from './toolName.js';
@@ -48,9 +48,15 @@ export function defineMcpTool(
           });
         });
       await toolsSettled();
-      const text = describeContent(result.content);
+      const blocks = toContentBlocks(result.content);
+      const text = blocks.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('\n');
       if (result.isError) throw new Error(text || `MCP tool ${listed.name} failed`);
-      return text;
+      // Text alone stays a string (what hooks and renderers always saw); images and links keep their blocks.
+      return blocks.every((block) => block.type === 'text') ? text : (blocks as JsonValue);
+    },
+    output: {
+      render: (value: JsonValue) =>
+        typeof value === 'string' ? [{ type: 'text', text: value }] : (value as unknown as ContentBlock[]),
     },
   });
 }
@@ -67,13 +73,39 @@ function toParameters(schema: ListedMcpTool['inputSchema']): z.ZodType {
   }
 }
 
-function describeContent(content: unknown): string {
-  if (!Array.isArray(content)) return '';
-  return content
-    .map((block: { type?: string; text?: string; mimeType?: string; resource?: { uri?: string } }) => {
-      if (block.type === 'text') return block.text ?? '';
-      if (block.type === 'resource') return `[resource ${block.resource?.uri ?? ''}]`;
-      return `[${block.type ?? 'unknown'} content${block.mimeType ? ` ${block.mimeType}` : ''}]`;
-    })
-    .join('\n');
+/** A content block of an MCP tool result, as far as seamchart reads it. */
+interface McpBlock {
+  type?: string;
+  text?: string;
+  data?: string;
+  mimeType?: string;
+  uri?: string;
+  name?: string;
+  title?: string;
+  description?: string;
+  resource?: { uri?: string };
+}
+
+/** MCP result content as seamchart blocks: text, images and resource links kept; audio and embedded resources named in a text line. */
+function toContentBlocks(content: unknown): ContentBlock[] {
+  if (!Array.isArray(content)) return [];
+  return content.map((block: McpBlock): ContentBlock => {
+    if (block.type === 'text') return { type: 'text', text: block.text ?? '' };
+    if (block.type === 'image' && typeof block.data === 'string' && typeof block.mimeType === 'string')
+      return { type: 'image', mimeType: block.mimeType, data: block.data };
+    if (block.type === 'resource_link' && typeof block.uri === 'string')
+      return {
+        type: 'resource-link',
+        uri: block.uri,
+        name: block.name ?? block.uri,
+        ...(block.title === undefined ? {} : { title: block.title }),
+        ...(block.description === undefined ? {} : { description: block.description }),
+        ...(block.mimeType === undefined ? {} : { mimeType: block.mimeType }),
+      };
+    if (block.type === 'resource') return { type: 'text', text: `[resource ${block.resource?.uri ?? ''}]` };
+    return {
+      type: 'text',
+      text: `[${block.type ?? 'unknown'} content${block.mimeType ? ` ${block.mimeType}` : ''}]`,
+    };
+  });
 }

@@ -23,7 +23,13 @@ const freshPath = () => join(directory, `session-${++files}.jsonl`);
 const MIXED = 'aé€😀';
 const bytesOf = (text: string) => Buffer.byteLength(text, 'utf8');
 const textsOf = (content: readonly ContentBlock[]) =>
-  content.map((block) => (block.type === 'tool-call' ? block.arguments : block.text));
+  content.map((block) =>
+    block.type === 'tool-call'
+      ? block.arguments
+      : block.type === 'text' || block.type === 'reasoning'
+        ? block.text
+        : '',
+  );
 const sizeOf = (content: readonly ContentBlock[]) => textsOf(content).reduce((n, t) => n + bytesOf(t), 0);
 
 type ToolResultData = { content: ContentBlock[]; isError: boolean; truncated?: { bytes: number } };
