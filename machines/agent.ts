@@ -222,7 +222,7 @@ export const agentMachine = agentSetup.createMachine({
             id: 'turn',
             src: 'turn',
             // `claiming` always set it: the state is only entered with a claimed item.
-            input: ({ context }) => context.current as TurnInput,
+            input: ({ context, self }) => ({ ...(context.current as TurnInput), parent: self }),
             onDone: [
               {
                 guard: 'isDisposing',

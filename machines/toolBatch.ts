@@ -13,6 +13,7 @@ export { graphEvents } from './toolBatch/graph.js';
 export const toolBatchMachine = toolBatchSetup.createMachine({
   id: 'toolBatch',
   context: ({ input }) => ({
+    parent: input.parent ?? null,
     scopeKey: input.scopeKey,
     turn: input.turn,
     step: input.step,
@@ -60,6 +61,8 @@ export const toolBatchMachine = toolBatchSetup.createMachine({
     INTERNAL_ERROR: { target: '.failed', actions: 'recordFailure' },
     'call.error': { actions: 'markCrashed' },
   },
+  // A stopped actor runs no exit action: its stop is watched from the start.
+  entry: 'releaseOnStop',
   initial: 'scheduling',
   states: {
     // Commits first, as far as the cursor allows; then the next start, if the lane and a slot are free.

@@ -47,7 +47,7 @@ export const toolCallMachine = toolCallSetup.createMachine({
   }),
   // A call without a `callKey` opens its own handles (and, without a `scopeKey`, its own scope); the
   // call's signal (aborted by ABORT or by the run's signal) comes back as ABORT.
-  entry: ['openCall', 'watchAbort'],
+  entry: ['openCall', 'watchAbort', 'releaseOnStop'],
   // Outside the policy and review phases an abort is only recorded: the result stays as settled.
   on: {
     ABORT: { guard: 'isLive', actions: ['markAborted', 'startCancelGrace', 'abortCall'] },

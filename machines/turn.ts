@@ -64,6 +64,8 @@ const flushStepFifo = ['appendStepFifo', 'clearStepFifo'] as const;
 export const turnMachine = turnSetup.createMachine({
   id: 'turn',
   context: ({ input }) => initialTurnContext(input),
+  // A stopped actor runs no exit action: once stopped from outside, its model request is aborted.
+  entry: 'releaseOnStop',
   initial: 'entering',
   states: {
     // A turn re-entered from the log starts in its step's `suspended` state and never writes turn/start again.

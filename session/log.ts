@@ -30,17 +30,6 @@ export function createSessionLog(options: SessionLogOptions = {}): SessionLog {
   return new AppendOnlyLog(options);
 }
 
-// `new Date().toISOString()` costs ~1 µs on Node 20; appends in the same millisecond share one string.
-let isoMillis = Number.NaN;
-let isoText = '';
-function currentIsoTime(): string {
-  const millis = Date.now();
-  if (millis !== isoMillis) {
-    isoText = new Date(millis).toISOString();
-    isoMillis = millis;
-  }
-  return isoText;
-}
 const settledBarrier: Promise<void> = Promise.resolve();
 const reportToConsole = (error: unknown, event: LogEvent): void =>
   console.error(`session log: a listener of ${event.type} threw`, error);
@@ -52,17 +41,29 @@ class AppendOnlyLog implements SessionLog {
   readonly #store: SessionStore;
   // `undefined` for the default clock (the cached ISO string).
   readonly #now: (() => Date) | undefined;
+  // `toISOString()` is costly per append (docs/performance.md): appends in the same millisecond share one string.
+  #isoMillis = Number.NaN;
+  #isoText = '';
   readonly #onEvent: ((event: LogEvent) => void) | undefined;
   readonly #reportListenerError: (error: unknown, event: LogEvent) => void;
   readonly #events: LogEvent[];
   // Allocated on first use: most logs never get a subscriber or a deferred event (an agent's log does get a failure listener).
   #listeners: Set<(event: LogEvent) => void> | undefined;
   #deferred: LogEvent[] | undefined;
+  #afterListeners: (() => void)[] | undefined;
   #failureListeners: ((error: SessionStoreError) => void)[] | undefined;
   #openTurn: boolean;
   #dispatching: LogEvent | undefined;
   #storeFailure: SessionStoreError | undefined;
 
+  #currentIsoTime(): string {
+    const millis = Date.now();
+    if (millis !== this.#isoMillis) {
+      this.#isoText = new Date(millis).toISOString();
+      this.#isoMillis = millis;
+    }
+    return this.#isoText;
+  }
   constructor(options: SessionLogOptions) {
     this.#store = options.store ?? memoryStore();
     this.#now = options.now;
@@ -194,7 +195,7 @@ class AppendOnlyLog implements SessionLog {
       throw new SessionLogError(
         'REENTRANT_APPEND',
         `Cannot append \`${type}\` while the listeners of \`${dispatching.type}\` (seq ${dispatching.seq}) are running; ` +
-          'append after they return (e.g. from a queued microtask) instead',
+          'append after they return (`log.afterListeners(...)`) instead',
       );
     }
     const parsed = schema.safeParse(rawData);
@@ -221,7 +222,7 @@ class AppendOnlyLog implements SessionLog {
       seq: events.length,
       type,
       data,
-      time: this.#now === undefined ? currentIsoTime() : this.#now().toISOString(),
+      time: this.#now === undefined ? this.#currentIsoTime() : this.#now().toISOString(),
     });
     const line = JSON.stringify(event);
     // A UTF-16 code unit takes at most 3 UTF-8 bytes: a short line needs no byte count.
@@ -255,6 +256,15 @@ class AppendOnlyLog implements SessionLog {
     return event;
   }
 
+  afterListeners(run: () => void): void {
+    if (this.#dispatching === undefined) {
+      run();
+      return;
+    }
+    this.#afterListeners ??= [];
+    this.#afterListeners.push(run);
+  }
+
   #dispatch(first: LogEvent): void {
     for (let event: LogEvent | undefined = first; event !== undefined; event = this.#deferred?.shift()) {
       this.#dispatching = event;
@@ -267,6 +277,9 @@ class AppendOnlyLog implements SessionLog {
         this.#dispatching = undefined;
       }
     }
+    // The round is over: what waited for the listeners to return runs now (it may append and dispatch again).
+    for (let run = this.#afterListeners?.shift(); run !== undefined; run = this.#afterListeners?.shift())
+      run();
   }
 
   #callContained(listener: (event: LogEvent) => void, event: LogEvent): void {

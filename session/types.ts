@@ -15,6 +15,11 @@ export interface SessionLog extends AgentLogView {
   /** Plugin event append (type registered with `defineLogEvent`; core types are refused). */
   append(type: string, data: JsonValue): LogEvent;
   subscribe(listener: (event: LogEvent) => void): () => void;
+  /**
+   * Runs `run` once the listeners running now have returned (at once when none is): an append they
+   * caused and the log refused as `REENTRANT_APPEND` is made from there.
+   */
+  afterListeners(run: () => void): void;
   /** Resolves after the store has made everything appended so far durable. */
   flush(): Promise<void>;
   /** Resolves once everything appended so far is committed (at once for synchronous stores); the write-ahead point. */

@@ -9,6 +9,7 @@ import {
   type EventObject,
   type InspectionEvent,
   SimulatedClock,
+  type StateNode,
 } from 'xstate';
 import { activeStateNodeIds } from './coverage.js';
 import { createDeferredActors, type PendingInvoke } from './deferredActors.js';
@@ -131,27 +132,31 @@ export async function runPath<TLog = undefined>(
     for (const id of activeStateNodeIds(logic, value as AnyMachineSnapshot['value'])) visited.add(id);
   };
   let parent: AnyActorRef | undefined;
+  const provided = logic.provide({ actors });
+  // Its initial states were active, even a transient one that no snapshot shows (left by an eventless step).
+  for (let node: StateNode<any, any> | undefined = logic.root; node !== undefined; ) {
+    visited.add(node.id);
+    node = node.initial?.target[0];
+  }
   const inspect = (event: InspectionEvent): void => {
     // Only this machine's: transient states of this machine, not of real child machines (nor of the
     // stand-in parent). Microsteps show eventless hops; snapshots show the initial state, which a
     // self-sent event may leave before start returns.
     const own = parent
-      ? (event.actorRef as { _parent?: AnyActorRef })._parent === parent
+      ? (event.actorRef as { logic?: unknown }).logic === provided
       : event.actorRef.sessionId === event.rootId;
     if (own && (event.type === '@xstate.microstep' || event.type === '@xstate.snapshot')) {
       visit((event.snapshot as AnyMachineSnapshot).value);
     }
     // A transition's source was active, even a transient initial state that no snapshot shows.
-    if (own && event.type === '@xstate.microstep')
-      // `_transitions` is XState 5.33's own field on a microstep event (not public API): pinned with xstate.
-      for (const t of event._transitions) visited.add(t.source.id);
   };
   // With a parent, the machine joins the parent's system: its clock and inspection are the parent's.
   if (services.parent) parent = createActor(services.parent, { clock, inspect }).start();
-  const actor = createActor(logic.provide({ actors }), {
+  const input = parent === undefined ? services.input : { ...(services.input as object | undefined), parent };
+  const actor = createActor(provided, {
     clock,
     ...(parent ? { parent } : { inspect }),
-    ...(services.input === undefined ? {} : { input: services.input }),
+    ...(input === undefined ? {} : { input }),
   }) as Actor<AnyStateMachine>;
   actor.subscribe({ error: (error) => errors.push(error) });
   services.prepare?.(actor);

@@ -13,7 +13,8 @@ export interface InspectionLog {
 
 /**
  * Write XState inspection events to `path` as JSONL (truncating it). Self-describing: each
- * `@xstate.actor` line carries the actor's machine definition; everything is JSON-safe.
+ * `@xstate.actor` line carries the actor's machine definition, and a child's `xstate.init` event line
+ * names its parent as `sourceId`; everything is JSON-safe.
  * @param path the JSONL file to write
  * @example
  * const log = createInspectionLog('run.inspect.jsonl');
@@ -49,7 +50,6 @@ function toRecord(event: InspectionEvent): { [key: string]: JsonSafe | undefined
       return {
         ...base,
         id: actor.id,
-        parentId: actor._parent?.sessionId,
         systemId: (actor as { systemId?: string }).systemId,
         definition: definitionOf(actor),
       };

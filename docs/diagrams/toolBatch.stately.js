@@ -50,6 +50,7 @@ const toolBatchMachine = createMachine({
       "actions": "markCrashed"
     }
   },
+  "entry": "releaseOnStop",
   "initial": "scheduling",
   "states": {
     "scheduling": {

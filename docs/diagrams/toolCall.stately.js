@@ -4,7 +4,8 @@ const toolCallMachine = createMachine({
   "id": "toolCall",
   "entry": [
     "openCall",
-    "watchAbort"
+    "watchAbort",
+    "releaseOnStop"
   ],
   "on": {
     "ABORT": {

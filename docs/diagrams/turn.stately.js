@@ -2,6 +2,7 @@ import { createMachine } from 'xstate';
 
 const turnMachine = createMachine({
   "id": "turn",
+  "entry": "releaseOnStop",
   "initial": "entering",
   "states": {
     "entering": {

@@ -111,7 +111,7 @@ export function createAgentActions(
     } catch (error) {
       // inject() from inside a `session/event` listener: write the turn once that listener returned.
       if (!(error instanceof SessionLogError && error.code === 'REENTRANT_APPEND')) throw error;
-      queueMicrotask(() => self.send({ type: 'INJECT', injection } satisfies AgentEvent));
+      log.afterListeners(() => self.send({ type: 'INJECT', injection } satisfies AgentEvent));
       return;
     }
     const { content, source, meta } = injection;

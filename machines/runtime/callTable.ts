@@ -1,3 +1,4 @@
+import type { AnyActorRef } from 'xstate';
 import type { ToolDecidedBy } from '../../kernel/index.js';
 import { type DetachedCall, fanoutOf, type PreparedInput, type SealedCall } from '../../tools/index.js';
 import type { ToolCallRequest } from '../../tools/types.js';
@@ -26,6 +27,8 @@ export interface CallHandles {
   unwatch: (() => void) | undefined;
   /** The call's machine when its batch steps it (no actor of its own); stopped when the call closes. */
   stepped: SteppedActor | undefined;
+  /** The batch that steps the call and hears its reports (`PREPARED`, `SETTLED`…); none for a standalone call. */
+  batch: AnyActorRef | undefined;
   /** Who made each decision that changed the call (what its `tool/result.decidedBy` records). */
   readonly decidedBy: ToolDecidedBy;
 }
@@ -82,6 +85,7 @@ export class CallTable {
       lastPhase: undefined,
       unwatch: undefined,
       stepped: undefined,
+      batch: undefined,
       decidedBy: {},
     };
     this.#calls.set(key, { handles, unlink });

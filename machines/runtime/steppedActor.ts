@@ -7,14 +7,15 @@ import type {
   EventObject,
   InputFrom,
 } from 'xstate';
+import { inspectorOf } from './inspection.js';
 
 /** Where a stepped machine lives: the parent that steps it, and what the parent hears back. */
 export interface SteppedActorHost<TLogic extends AnyStateMachine> {
-  /** Its actions' `self._parent`: the machine that steps it. */
+  /** The machine that steps it: inspection sees its start sent from there, as a child's is. */
   readonly parent: AnyActorRef;
-  /** The parent's actor system: its live handles, its scheduler (delayed events), its inspection. */
+  /** The parent's actor system: its live handles, its services, its inspection channel. */
   readonly system: ActorSystem<any>;
-  /** Its actions' `self.id` and `self.sessionId` (unique in the system: its delayed events are keyed by it). */
+  /** Its actions' `self.id` and `self.sessionId` (unique in the system). */
   readonly id: string;
   readonly sessionId: string;
   readonly input: InputFrom<TLogic>;
@@ -25,33 +26,33 @@ export interface SteppedActorHost<TLogic extends AnyStateMachine> {
 }
 
 /**
- * A machine stepped with XState's `transition` by the one who holds it: no actor of its own. An event
+ * A machine stepped by the engine with its logic's public `transition` (no actor of its own). An event
  * sent to it (by its parent, its phases, its signal, its timer) is stepped at once, as an idle actor
  * would take it; one sent from inside a step runs right after that step.
  */
 export interface SteppedActor {
-  /** What its actions see as `self`: the snapshot, `send`, `_parent`. */
+  /** What its actions see as `self`: the snapshot, `send`, `subscribe` (told when it completes or is stopped). */
   readonly ref: AnyActorRef;
   /** As `actor.start()`: its initial state and entry actions (no-op once started). */
   start(): void;
   /** As `actor.send`: takes `event` to rest; one for a machine that ended is dropped, as a stopped actor's would be. */
   send(event: EventObject): void;
-  /** Stops it as `stopChild` would (its stop event releases what it holds, its timers go); idempotent. */
+  /** Stops it as `stopChild` would (what it holds is released, its timers go); idempotent. */
   stop(): void;
 }
 
-// XState's own inspection channel (its `macrostep` reports microsteps through it); absent on a foreign system.
-type Inspect = (event: Record<string, unknown>) => void;
-const inspectorOf = (system: ActorSystem<any>): Inspect | undefined =>
-  (system as { _sendInspectionEvent?: Inspect })._sendInspectionEvent;
+// The built-in actions the engine executes itself: a delayed raise runs on the engine's own timer.
+const raiseType = 'xstate.raise';
+const cancelType = 'xstate.cancel';
 
 /**
- * Creates a stepped machine (`start()` it, as an actor): each event is one `logic.transition` with a scope of its own,
- * its actions run as an actor runs them (at once; delayed events on the parent system's scheduler), it
- * tells its parent how it ended as a child would, and inspection sees it as an actor (`@xstate.actor`,
- * `.event`, `.snapshot`, `.action`). For machines with no children: it cannot spawn or invoke.
+ * Creates a stepped machine (`start()` it, as an actor): each event is one `logic.transition` with a
+ * scope of its own; its actions run as an actor runs them (at once; a delayed raise on a timer the
+ * engine owns); it tells its host how it ended; and the engine's inspection channel sees it as an
+ * actor (`@xstate.actor`, `.event`, `.snapshot`, `.action`; XState reports its microsteps). For
+ * machines with no children: it cannot spawn or invoke.
  * @param logic the provided machine
- * @param host the parent, its system, the machine's identity and input, and where its events go
+ * @param host the system, the machine's identity and input, and where its end is reported
  */
 export function createSteppedActor<TLogic extends AnyStateMachine>(
   logic: TLogic,
@@ -67,12 +68,19 @@ export function createSteppedActor<TLogic extends AnyStateMachine>(
   // Stopped before it started: `start()` then runs nothing, as for a spawned child stopped before its start.
   let stoppedUnstarted = false;
   const mailbox: EventObject[] = [];
-  // The actor's `_deferred`: initial actions (run once the first snapshot is there) and delayed events.
+  // What an actor defers: initial actions (run once the first snapshot is there) and sends.
   const deferred: (() => void)[] = [];
+  // Its delayed raises, by send id: cancelled when it ends or is stopped.
+  const timers = new Map<string, ReturnType<typeof setTimeout>>();
+  // Who subscribed (its own actions may): told when it completes, as an actor's observers are.
+  const observers = new Set<{ complete?: () => void }>();
+  const complete = (): void => {
+    for (const observer of observers) observer.complete?.();
+    observers.clear();
+  };
   const ref = {
     id,
     sessionId,
-    _parent: host.parent,
     system,
     src: logic,
     logic,
@@ -81,15 +89,36 @@ export function createSteppedActor<TLogic extends AnyStateMachine>(
       inspect?.({ type: '@xstate.event', sourceRef: undefined, actorRef: ref, event });
       step(event);
     },
-    // The scheduler relays a delayed event here after reporting it to inspection itself.
-    _send: (event: EventObject) => step(event),
     getSnapshot: () => snapshot,
+    subscribe: (observer: { complete?: () => void }) => {
+      observers.add(observer);
+      return { unsubscribe: () => void observers.delete(observer) };
+    },
   } as unknown as AnyActorRef;
+  // A delayed raise: the event comes back to it after `delay`, unless cancelled or ended first.
+  const schedule = (params: { event: EventObject; delay: number; id?: string }): void => {
+    const key = params.id ?? `${timers.size}:${params.event.type}`;
+    const pending = timers.get(key);
+    if (pending !== undefined) clearTimeout(pending);
+    const timer = setTimeout(() => {
+      timers.delete(key);
+      inspect?.({ type: '@xstate.event', sourceRef: ref, actorRef: ref, event: params.event });
+      step(params.event);
+    }, params.delay);
+    // A pending grace never holds the process open.
+    timer.unref?.();
+    timers.set(key, timer);
+  };
+  const cancel = (key: string): void => {
+    const pending = timers.get(key);
+    if (pending !== undefined) clearTimeout(pending);
+    timers.delete(key);
+  };
   const scope: AnyActorScope = {
     self: ref,
     id,
     sessionId,
-    logger: system._logger,
+    logger: console.log,
     system,
     defer: (fn) => void deferred.push(fn),
     emit: () => {},
@@ -97,20 +126,27 @@ export function createSteppedActor<TLogic extends AnyStateMachine>(
       throw new Error(`The stepped machine "${id}" has no children to stop`);
     },
     actionExecutor: (action) => {
+      const params = action.params as { event?: EventObject; delay?: unknown; id?: string; sendId?: string };
       const exec = (): void => {
         inspect?.({
           type: '@xstate.action',
           actorRef: ref,
           action: { type: action.type, params: action.params },
         });
-        action.exec?.(action.info, action.params);
+        if (action.type === raiseType && typeof params?.delay === 'number')
+          schedule(params as { event: EventObject; delay: number; id?: string });
+        else if (action.type === cancelType && typeof params?.sendId === 'string') cancel(params.sendId);
+        else action.exec?.(action.info, action.params);
       };
       if (initializing) deferred.push(exec);
       else exec();
     },
   };
   const live = (): boolean => snapshot !== undefined && snapshot.status === 'active';
-  const end = (): void => system.scheduler.cancelAll(ref);
+  const end = (): void => {
+    for (const timer of timers.values()) clearTimeout(timer);
+    timers.clear();
+  };
 
   // What the actor's `update` does: keep the snapshot, run what was deferred, report how it ended
   // (the parent hears of its end before inspection sees its last snapshot, as a relayed done event).
@@ -127,9 +163,11 @@ export function createSteppedActor<TLogic extends AnyStateMachine>(
     const ended = snapshot as { status: string; output?: unknown; error?: unknown };
     if (ended.status === 'done') {
       end();
+      complete();
       host.done(ended.output);
     } else if (ended.status === 'error') {
       end();
+      observers.clear();
       host.failed(ended.error);
     }
     inspect?.({ type: '@xstate.snapshot', actorRef: ref, event, snapshot });
@@ -138,7 +176,7 @@ export function createSteppedActor<TLogic extends AnyStateMachine>(
     deferred.length = 0;
     settle({ ...(snapshot ?? {}), status: 'error', error } as AnyMachineSnapshot, event);
   };
-  // As `Actor._stop`: its stop event through the logic (releasing what it holds), its timers cancelled.
+  // As a stopped actor: what it holds is released, its stop event taken (no exit actions), its timers cancelled.
   const halt = (): void => {
     stopRequested = false;
     mailbox.length = 0;
@@ -151,6 +189,7 @@ export function createSteppedActor<TLogic extends AnyStateMachine>(
     }
     deferred.length = 0;
     end();
+    complete();
     inspect?.({ type: '@xstate.snapshot', actorRef: ref, event, snapshot });
   };
 

@@ -1,4 +1,5 @@
 import { type Actor, type ActorOptions, type ActorSystem, type AnyActorLogic, createActor } from 'xstate';
+import { registerInspector } from './inspection.js';
 
 /** The actor system every action, guard, delay and actor creator receives in its args. */
 type AnyActorSystem = ActorSystem<any>;
@@ -15,14 +16,13 @@ export function fixedServices<TServices>(services: TServices): ServicesResolver<
   return () => services;
 }
 
-// A side table, as XState keeps its own: the system holds no reference to its services.
-const servicesBySystem = new WeakMap<AnyActorSystem, object>();
-// The services of the root actor being constructed: its initial state (entry actions, delays) is
-// resolved inside `createActor`, before its system can be registered here.
-let constructing: object | undefined;
+// The root of a run is registered in its system under this id (XState registers it before building its
+// initial state), and carries its services in its input under this key (no context sees it).
+const rootSystemId = 'seamchart.root';
+const servicesKey = Symbol('seamchart.services');
 
 /**
- * Answers the services registered for the args' system (by `createActorWithServices`).
+ * Answers the services of the args' system: those its root actor was created with (by `createActorWithServices`).
  * Only shared logic built with it may run, and only under an actor made by `createActorWithServices`.
  */
 export function servicesOfSystem<TServices extends object>({
@@ -30,11 +30,8 @@ export function servicesOfSystem<TServices extends object>({
 }: {
   readonly system: AnyActorSystem;
 }): TServices {
-  let services = servicesBySystem.get(system);
-  if (services === undefined && constructing !== undefined) {
-    services = constructing;
-    servicesBySystem.set(system, services);
-  }
+  const root = system.get(rootSystemId) as Actor<AnyActorLogic> | undefined;
+  const services = (root?.options.input as { [servicesKey]?: object } | undefined)?.[servicesKey];
   if (services === undefined) {
     throw new Error(
       'No services are registered for this actor system: start shared machine logic with createActorWithServices()',
@@ -44,26 +41,21 @@ export function servicesOfSystem<TServices extends object>({
 }
 
 /**
- * Creates a root actor of shared logic (built with `servicesOfSystem`) and registers `services` for its
- * system, which all its descendants share. Not started.
+ * Creates a root actor of shared logic (built with `servicesOfSystem`) with `services`, which all its
+ * descendants share; its `inspect` option is the system's inspection channel for stepped machines. Not started.
  * @param logic shared logic that resolves its services from the system
  * @param services what this run's actors use
- * @param options the usual `createActor` options
+ * @param options the usual `createActor` options (its `systemId` is the engine's)
  */
 export function createActorWithServices<TLogic extends AnyActorLogic>(
   logic: TLogic,
   services: object,
   options: ActorOptions<TLogic>,
 ): Actor<TLogic> {
-  const outer = constructing;
-  constructing = services;
-  try {
-    const actor = createActor(logic, options as never) as Actor<TLogic>;
-    servicesBySystem.set(actor.system, services);
-    return actor;
-  } finally {
-    constructing = outer;
-  }
+  const input = { ...(options.input as object | undefined), [servicesKey]: services };
+  const actor = createActor(logic, { ...options, systemId: rootSystemId, input } as never) as Actor<TLogic>;
+  registerInspector(actor.system, actor.sessionId, options.inspect);
+  return actor;
 }
 
 /**

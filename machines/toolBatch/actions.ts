@@ -129,7 +129,7 @@ export function createToolBatchActions(
     const decidedBy = calls.find(callKeyOf(context, context.cursor))?.decidedBy;
     calls.close(callKeyOf(context, context.cursor));
     appendResult(servicesOf(args), context, callId, result, decidedBy);
-    self._parent?.send({ type: 'CALL_COMMITTED', callId, contexts: result.additionalContexts ?? [] });
+    context.parent?.send({ type: 'CALL_COMMITTED', callId, contexts: result.additionalContexts ?? [] });
   };
 
   // The slot a resumed call re-enters with (a fresh call has none).
@@ -197,6 +197,23 @@ export function createToolBatchActions(
       enqueue.assign({
         waiting: context.waiting.map((w, i) => (i === index ? wait : w)),
         preparing: context.preparing === index ? null : context.preparing,
+      });
+    }),
+    // A stopped actor runs no exit action: once stopped from outside, the calls it steps are stopped and closed.
+    releaseOnStop: guarded('Watching for a stop', ({ self, system }) => {
+      self.subscribe({
+        // Its failure goes to its parent; observing it here is not handling it.
+        error: () => {},
+        complete: () => {
+          const stopped = self.getSnapshot() as { status: string; context: ToolBatchContext };
+          if (stopped.status !== 'stopped') return;
+          const { context } = stopped;
+          const { calls } = liveHandlesOf(system);
+          for (let index = context.cursor; index < context.started; index++) {
+            steppedOf({ context, self, system }, index)?.stop();
+            calls.close(callKeyOf(context, index));
+          }
+        },
       });
     }),
     releaseWaitingCalls: guarded('Releasing waiting calls', (args) => {
@@ -287,8 +304,9 @@ export function createToolBatchActions(
           done: (output) => sendToLive(self, { type: 'call.done', index, output: output as ToolCallOutput }),
           failed: (error) => sendToLive(self, { type: 'call.error', index, error }),
         });
-        // Held before it starts: a close during its initial actions stops it.
+        // Held before it starts: a close during its initial actions stops it; its reports reach the batch.
         handles.stepped = stepped;
+        handles.batch = self;
         stepped.start();
       } catch (error) {
         self.send({

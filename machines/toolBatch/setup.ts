@@ -76,6 +76,7 @@ export const toolBatchSetup = setup({
     recordHeld: assign(({ context, event }) => markWaiting(context, event, { kind: 'held' })),
     // The calls waiting for the resume are stopped and closed: the log holds all the resume needs.
     releaseWaitingCalls: () => {},
+    releaseOnStop: () => {},
     recordSuspension: assign(({ context }) => ({ suspension: describeSuspension(context) })),
     // Through the mailbox, so an INTERNAL_ERROR raised by the last commit is handled before the finish.
     requestFinish: ({ self }) => self.send({ type: 'FINISH' }),

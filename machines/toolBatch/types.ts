@@ -1,9 +1,12 @@
+import type { AnyActorRef } from 'xstate';
 import type { HookContext, ToolCallBlock } from '../../kernel/index.js';
 import type { ResumeSlot } from '../../session/index.js';
 import type { DirectSettlement } from '../toolCall/direct.js';
 import type { ToolCallOutput, ToolCallReport } from '../toolCall/types.js';
 
 export interface ToolBatchInput {
+  /** The turn that hears each commit (`CALL_COMMITTED`); absent for a batch run on its own. */
+  readonly parent?: AnyActorRef;
   readonly scopeKey: string;
   readonly turn: number;
   readonly step: number;
@@ -36,6 +39,8 @@ export type ConcurrencyMode = 'parallel' | 'exclusive';
 
 /** Plain data: per-call slots and the commit cursor; the batch steps each call's machine, or runs it directly. */
 export interface ToolBatchContext {
+  /** The turn that hears each commit; `null` for a batch run on its own. */
+  readonly parent: AnyActorRef | null;
   readonly scopeKey: string;
   readonly turn: number;
   readonly step: number;

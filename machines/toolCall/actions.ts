@@ -18,9 +18,9 @@ import type {
 } from './types.js';
 
 type Self = {
-  readonly _parent?: { send(event: ToolCallReport): void };
   send(event: ToolCallEvent): void;
-  getSnapshot(): { readonly status: string };
+  getSnapshot(): { readonly status: string; readonly context: ToolCallContext };
+  subscribe(observer: { error(): void; complete(): void }): unknown;
 };
 type Args = {
   readonly context: ToolCallContext;
@@ -47,6 +47,17 @@ export function createToolCallActions(servicesOf: ServicesResolver<ToolMachineSe
   return {
     // The call's one listener on its signal (aborted by ABORT, the run's signal or the caller's): it
     // comes back as ABORT. Removed when the call table closes the call.
+    // A stopped actor runs no exit action: once stopped from outside, what the call still holds is let go of.
+    releaseOnStop: ({ system, self }: Args): void => {
+      self.subscribe({
+        // Its failure goes to its parent (or its caller's subscriber); observing it here is not handling it.
+        error: () => {},
+        complete: () => {
+          const stopped = self.getSnapshot();
+          if (stopped.status === 'stopped') releaseStoppedCall(stopped.context, system);
+        },
+      });
+    },
     watchAbort: ({ context, system, self }: Args): void => {
       const handles = liveHandlesOf(system).calls.find(context.callKey);
       if (!handles) return;
@@ -172,7 +183,7 @@ export function createToolCallActions(servicesOf: ServicesResolver<ToolMachineSe
       const handles = context.batched ? liveHandlesOf(system).calls.find(context.callKey) : undefined;
       if (!handles) return;
       const { request, prepared } = handles;
-      self._parent?.send({
+      handles.batch?.send({
         type: 'PREPARED_INPUT',
         callId: request.callId,
         ...describeToolCallRecord(request.arguments, prepared),
@@ -202,4 +213,20 @@ export function closeOwnedCall(context: ToolCallContext, system: ActorSystem<any
   const handles = liveHandlesOf(system);
   if (context.owns === 'scope') handles.close(context.scopeKey);
   else handles.calls.close(context.callKey);
+}
+
+/**
+ * Releases what a call stopped mid-phase still holds: a call that opened its own handles closes them
+ * and aborts its signal (and so the running phase); a batched call's phase is aborted and the batch closes the rest.
+ */
+function releaseStoppedCall(context: ToolCallContext, system: ActorSystem<any>): void {
+  const handles = liveHandlesOf(system);
+  if (context.owns !== 'nothing') {
+    const controller = handles.calls.find(context.callKey)?.controller;
+    closeOwnedCall(context, system);
+    // The call is over: its signal, which its listeners and body hold, says so.
+    controller?.abort();
+    return;
+  }
+  handles.calls.stopPhase(context.callKey);
 }

@@ -1,11 +1,7 @@
-import type { ActorSystem } from 'xstate';
-import { liveHandlesOf } from '../runtime/liveHandles.js';
 import type { ToolMachineServices } from '../runtime/services.js';
-import { releasingOnStop } from '../runtime/stopRelease.js';
 import { fixedServices, once, type ServicesResolver, servicesOfSystem } from '../runtime/systemServices.js';
 import { toolCallMachine } from '../toolCall.js';
-import { closeOwnedCall, createToolCallActions } from './actions.js';
-import type { ToolCallContext } from './types.js';
+import { createToolCallActions } from './actions.js';
 
 /**
  * The toolCall machine with services bound (tools, seams, cancel grace). A call whose input carries
@@ -35,26 +31,8 @@ export const sharedToolCallLogic = once(() => provideToolCallLogic(servicesOfSys
 export function provideToolCallLogic(
   servicesOf: ServicesResolver<ToolMachineServices>,
 ): typeof toolCallMachine {
-  const logic = toolCallMachine.provide({
+  return toolCallMachine.provide({
     actions: createToolCallActions(servicesOf),
     delays: { cancelGrace: ({ system }) => servicesOf({ system }).cancelGraceMs },
   });
-  // A stopped actor runs no exit action, so its stop event is where a phase still running is aborted.
-  return releasingOnStop(logic, (snapshot, system) => releaseStoppedCall(snapshot.context, system));
-}
-
-/**
- * Releases what a call stopped mid-phase still holds: a call that opened its own handles closes them
- * and aborts its signal (and so the running phase); a batched call's phase is aborted and the batch closes the rest.
- */
-function releaseStoppedCall(context: ToolCallContext, system: ActorSystem<any>): void {
-  const handles = liveHandlesOf(system);
-  if (context.owns !== 'nothing') {
-    const controller = handles.calls.find(context.callKey)?.controller;
-    closeOwnedCall(context, system);
-    // The call is over: its signal, which its listeners and body hold, says so.
-    controller?.abort();
-    return;
-  }
-  handles.calls.stopPhase(context.callKey);
 }

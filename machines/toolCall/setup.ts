@@ -1,5 +1,6 @@
-import { assign, raise, setup } from 'xstate';
+import { type ActorSystem, type AnyActorRef, assign, raise, setup } from 'xstate';
 import { createFailureResult, withContexts } from '../../tools/index.js';
+import { liveHandlesOf } from '../runtime/liveHandles.js';
 import {
   abandonReview,
   assembleResult,
@@ -31,6 +32,10 @@ import type {
 const outputOf = <T>(event: unknown): T => (event as { output: T }).output;
 const errorOf = (event: unknown): unknown => (event as { error: unknown }).error;
 
+/** The batch a call reports to (it opened the call's handles and steps it); none for a standalone call. */
+const batchOf = (context: ToolCallContext, system: ActorSystem<any>): AnyActorRef | undefined =>
+  liveHandlesOf(system).calls.find(context.callKey)?.batch;
+
 /** The toolCall machine's implementations: types, named actions, guards and delays (no actors: phases are actions). */
 export const toolCallSetup = setup({
   types: {
@@ -47,6 +52,7 @@ export const toolCallSetup = setup({
     startPhase: (_, _params: { phase: AsyncToolPhase }) => {},
     stopPhase: () => {},
     watchAbort: () => {},
+    releaseOnStop: () => {},
     openCall: () => {},
     closeCall: () => {},
     abortCall: () => {},
@@ -59,11 +65,11 @@ export const toolCallSetup = setup({
     // Reports to the batch (pure: sendParent), only under a batch.
     // Reports to the batch (taken only on transitions guarded by `isBatched`). Sent through `_parent`
     // at execution time, so graph traversal of a parentless machine does not resolve a missing parent.
-    reportToBatch: ({ context, self }, params: { report: 'PREPARED' | 'SETTLED' | 'HELD' }) => {
-      self._parent?.send({ type: params.report, callId: context.callId });
+    reportToBatch: ({ context, system }, params: { report: 'PREPARED' | 'SETTLED' | 'HELD' }) => {
+      batchOf(context, system)?.send({ type: params.report, callId: context.callId });
     },
     // Tells the batch the call parked: it records `approval/requested` (or keeps the request it re-parked on).
-    reportParked: ({ context, self }) => {
+    reportParked: ({ context, system }) => {
       const { resume, reason, askedBy, expiresAt } = context.approval;
       const reparked = resume?.as === 'parked' ? resume : null;
       const report: ToolCallReport = {
@@ -77,7 +83,7 @@ export const toolCallSetup = setup({
           expiresAt,
         },
       };
-      self._parent?.send(report);
+      batchOf(context, system)?.send(report);
     },
     // Context updates (pure).
     markAborted: assign({ aborted: true }),

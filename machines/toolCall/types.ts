@@ -1,3 +1,4 @@
+import type { AnyActorRef } from 'xstate';
 import type { HookContext, PreToolDecision, ToolResult } from '../../kernel/index.js';
 import type { ToolCallRecord } from '../../tools/index.js';
 

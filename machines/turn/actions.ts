@@ -69,6 +69,7 @@ export interface TurnActionImplementations {
   repairCalls: Effect;
   appendTurnEnd: Plain;
   notifyClosed: Plain;
+  releaseOnStop: Plain;
   appendTurnSuspended: Effect<{ output: unknown }>;
   appendTurnResumed: Effect;
   appendHeldContext: Effect<{ injection: HookContext }>;
@@ -249,7 +250,9 @@ export function createTurnActions(servicesOf: ServicesResolver<Services>): TurnA
       } catch (error) {
         // An inject() made from inside a `session/event` listener: append once that listener returned.
         if (!(error instanceof SessionLogError && error.code === 'REENTRANT_APPEND')) throw error;
-        queueMicrotask(() => self.send({ type: 'INJECT', injection: params.injection } satisfies TurnEvent));
+        services.log.afterListeners(() =>
+          self.send({ type: 'INJECT', injection: params.injection } satisfies TurnEvent),
+        );
       }
     }),
     announceContinueReason: contained(({ context, services }) => {
@@ -367,9 +370,20 @@ export function createTurnActions(servicesOf: ServicesResolver<Services>): TurnA
         context: { content: [...content], source, ...(meta === undefined ? {} : { meta }) },
       });
     }),
-    notifyClosed: ({ self }: Args): void => {
+    releaseOnStop: ({ system, self }: Args): void => {
+      self.subscribe({
+        // Its failure goes to its parent (or its caller's subscriber); observing it here is not handling it.
+        error: () => {},
+        complete: () => {
+          const stopped = self.getSnapshot() as { status: string; context: TurnContext };
+          if (stopped.status === 'stopped')
+            liveHandlesOf(system).scopes.stopRequest(stopped.context.input.scopeKey);
+        },
+      });
+    },
+    notifyClosed: ({ context }: Args): void => {
       // A turn run on its own (tests, tools) has no parent to tell.
-      (self as { _parent?: AnyActorRef })._parent?.send({ type: 'TURN_CLOSED' });
+      context.input.parent?.send({ type: 'TURN_CLOSED' });
     },
     reportFlushFailure: ({ context, system }: Args, params: { error: unknown }): void => {
       servicesOf({ system }).reportError({

@@ -1,3 +1,4 @@
+import type { AnyActorRef } from 'xstate';
 import { z } from 'zod';
 import {
   type ContentBlock,
@@ -199,10 +200,23 @@ export function modelInputOf({ context }: { context: TurnContext }): ModelInput 
   return { answered: context.answered, ...seamInputOf({ context }) };
 }
 
-export function toolBatchInputOf({ context }: { context: TurnContext }): ToolBatchInput {
+export function toolBatchInputOf({
+  context,
+  self,
+}: {
+  context: TurnContext;
+  self: AnyActorRef;
+}): ToolBatchInput {
   const { scopeKey, turn, maxParallel } = context.input;
   const { resume } = context;
-  const base = { scopeKey, turn, step: context.step, calls: [...context.thisStep.calls], maxParallel };
+  const base = {
+    parent: self,
+    scopeKey,
+    turn,
+    step: context.step,
+    calls: [...context.thisStep.calls],
+    maxParallel,
+  };
   // A resumed step's batch re-enters from the log's slots (aborted when the resume is a cancel).
   return resume === null
     ? base

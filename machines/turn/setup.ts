@@ -87,19 +87,21 @@ export const turnSetup = setup({
     repairCalls: noop,
     appendTurnEnd: noop,
     notifyClosed: noop,
+    releaseOnStop: noop,
     reportFlushFailure: (_, _params: { error: unknown }) => {},
     // The agent's inbox books (decision 41): steering the turn ended itself (dequeued into a step, or
     // discarded by a terminal stop) and a continuation reason it enqueued itself.
-    reportSteeringEnded: ({ context, self }) => reportSteering(self, 'STEERING_ENDED', context.steering),
-    reportContinueReasonEnded: ({ context, self }) =>
+    reportSteeringEnded: ({ context }) =>
+      reportSteering(context.input.parent, 'STEERING_ENDED', context.steering),
+    reportContinueReasonEnded: ({ context }) =>
       reportSteering(
-        self,
+        context.input.parent,
         'STEERING_ENDED',
         context.steering.filter((item) => item.id === continuationItemId(context)),
       ),
-    reportSteeringHeld: ({ context, self }) =>
+    reportSteeringHeld: ({ context }) =>
       reportSteering(
-        self,
+        context.input.parent,
         'STEERING_HELD',
         context.steering.filter((item) => item.id === continuationItemId(context)),
       ),
@@ -207,8 +209,8 @@ export const turnSetup = setup({
     appendTurnResumed: noop,
     appendHeldContext: (_, _params: { injection: Injection }) => {},
     // Tells the agent the turn suspended: it stops the turn (the log has everything a resume needs).
-    notifySuspended: ({ self }) => {
-      (self as { _parent?: AnyActorRef })._parent?.send({ type: 'TURN_SUSPENDED' });
+    notifySuspended: ({ context }) => {
+      context.input.parent?.send({ type: 'TURN_SUSPENDED' });
     },
   },
   guards: {
@@ -238,13 +240,13 @@ export const turnSetup = setup({
 
 /** Tells the parent agent (if any) about ledger entries of steering the turn took on or ended. */
 function reportSteering(
-  self: AnyActorRef,
+  parent: AnyActorRef | undefined,
   type: TurnSteeringReport['type'],
   items: readonly InboxItem[],
 ): void {
   if (items.length === 0) return;
   const report: TurnSteeringReport = { type, ids: items.map((item) => item.id) };
-  (self as { _parent?: AnyActorRef })._parent?.send(report);
+  parent?.send(report);
 }
 
 function dropSteering(context: TurnContext, keepInbox: boolean): Partial<TurnContext> {

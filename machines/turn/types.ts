@@ -1,3 +1,4 @@
+import type { AnyActorRef } from 'xstate';
 import type {
   ContinuationDecision,
   Failure,
@@ -25,6 +26,8 @@ export type SeamsPresent = Record<TurnSeamName, boolean>;
 
 /** Input of the turn machine: one claimed item and plain settings; live handles sit in the run scope. */
 export interface TurnInput {
+  /** Who hears the turn's reports (suspended, closed, steering taken); absent for a turn run on its own. */
+  readonly parent?: AnyActorRef;
   readonly scopeKey: string;
   readonly agentId: string;
   /** Last `turn/start` in the log + 1. */

@@ -12,8 +12,8 @@ import type { ToolRegistryCore } from '../../../tools/types.js';
 
 /** A batch stand-in: appends `tool/call` + `tool/result` per call and reports `CALL_COMMITTED`. */
 export function stubBatch(services: Pick<TurnMachineServices, 'log'>): AnyActorLogic {
-  return fromPromise<{ aborted: boolean }, ToolBatchInput>(async ({ input, self }) => {
-    const parent = (self as { _parent?: AnyActorRef })._parent;
+  return fromPromise<{ aborted: boolean }, ToolBatchInput>(async ({ input }) => {
+    const { parent } = input;
     for (const call of input.calls) {
       const { turn, step } = input;
       services.log.appendCore('tool/call', {

@@ -15,14 +15,20 @@ import { createToolRegistryCore, defineTool } from '../../../tools/index.js';
 function recordActors(): {
   readonly actors: AnyActorRef[];
   readonly stepped: AnyActorRef[];
+  readonly parents: Map<AnyActorRef, AnyActorRef>;
   inspect(event: InspectionEvent): void;
 } {
   const actors: AnyActorRef[] = [];
   const stepped: AnyActorRef[] = [];
+  // Inspection names a child's parent as the source of its start event.
+  const parents = new Map<AnyActorRef, AnyActorRef>();
   return {
     actors,
     stepped,
+    parents,
     inspect(event) {
+      if (event.type === '@xstate.event' && event.event.type === 'xstate.init' && event.sourceRef)
+        parents.set(event.actorRef as AnyActorRef, event.sourceRef as AnyActorRef);
       if (event.type !== '@xstate.actor') return;
       const ref = event.actorRef as AnyActorRef;
       (ref instanceof Actor ? actors : stepped).push(ref);
@@ -31,10 +37,11 @@ function recordActors(): {
 }
 
 /** The ids of the actors inside the subtree rooted at the agent's `turn` child (the turn included). */
-function turnSubtree(actors: readonly AnyActorRef[]): string[] {
+function turnSubtree(recorder: ReturnType<typeof recordActors>): string[] {
+  const { actors, parents } = recorder;
   const turns = new Set(actors.filter((actor) => actor.id === 'turn'));
   const inTurn = (actor: AnyActorRef): boolean => {
-    for (let at: AnyActorRef | undefined = actor; at !== undefined; at = at._parent) {
+    for (let at: AnyActorRef | undefined = actor; at !== undefined; at = parents.get(at)) {
       if (turns.has(at)) return true;
     }
     return false;
@@ -62,7 +69,7 @@ describe('F01 turn: empty seams create no actor', () => {
     // Before F01 the five empty seam states (prompt-submit, pre-step, post-step, continuation,
     // turn-stop) each built their invoke and stopped it unstarted: 8 actors; then 3 (the turn, its
     // `model` request and its `flushLog`), before those two became the turn's own phases.
-    expect(turnSubtree(recorder.actors)).toEqual(['turn']);
+    expect(turnSubtree(recorder)).toEqual(['turn']);
   });
 
   it('F01 a fresh agent, its text turn and its disposal are two actors: the agent and the turn', async () => {
@@ -86,7 +93,7 @@ describe('F01 turn: empty seams create no actor', () => {
     await agent.dispose();
     expectInvariants();
     expect(steps).toEqual([1]);
-    expect(turnSubtree(recorder.actors)).toEqual(['turn', 'preStep']);
+    expect(turnSubtree(recorder)).toEqual(['turn', 'preStep']);
   });
 });
 
@@ -171,7 +178,7 @@ async function turnWithCalls(count: number, withListeners: boolean) {
   await agent.dispose();
   expectInvariants();
   const results = agent.log.events.filter((event) => event.type === 'tool/result');
-  return { results, ids: turnSubtree(recorder.actors), stepped: recorder.stepped };
+  return { results, ids: turnSubtree(recorder), stepped: recorder.stepped, parents: recorder.parents };
 }
 
 describe('F01 tool machines: no phase of a call is an actor', () => {
@@ -275,13 +282,13 @@ describe('F01 tool machines: no phase of a call is an actor', () => {
   });
 
   it('F01 a one-call turn with a listener on every tool seam: the call is stepped inside the batch, no actor', async () => {
-    const { results, ids, stepped } = await turnWithCalls(1, true);
+    const { results, ids, stepped, parents } = await turnWithCalls(1, true);
     expect(results.map((event) => event.data)).toMatchObject([{ callId: 'c0', isError: false }]);
     // Before: the call was a `call-0` actor the batch spawned (and, before that, one more per phase).
     expect(ids).toEqual(['turn', 'toolBatch', 'scopeWatch']);
     // Inspection still shows the call's machine, under the batch.
     expect(stepped.map((ref) => ref.id)).toEqual(['call-0']);
-    expect(stepped[0]?._parent?.id).toBe('toolBatch');
+    expect(parents.get(stepped[0]!)?.id).toBe('toolBatch');
   });
 
   it('F01 a 10-call parallel batch: no actor per call, with listeners or without', async () => {

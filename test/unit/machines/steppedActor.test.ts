@@ -10,7 +10,7 @@ import {
   stopChild,
 } from 'xstate';
 import { createSteppedActor, type SteppedActor } from '../../../machines/runtime/steppedActor.js';
-import { releasingOnStop } from '../../../machines/runtime/stopRelease.js';
+import { createActorWithServices } from '../../../machines/runtime/systemServices.js';
 
 /** A machine that records what it does: GO starts work, whose action sends FINISH from inside the step. */
 function createWorker(trace: string[]) {
@@ -56,9 +56,9 @@ const started = (stepped: SteppedActor): SteppedActor => {
   return stepped;
 };
 
-/** A real root actor to host the stepped machine: its system, its inspection, its `_parent` role. */
+/** A real root actor made by the engine to host the stepped machine: its system and its inspection channel. */
 function createHost(inspect?: (event: InspectionEvent) => void) {
-  const parent = createActor(setup({}).createMachine({}), inspect ? { inspect } : {}).start();
+  const parent = createActorWithServices(setup({}).createMachine({}), {}, inspect ? { inspect } : {}).start();
   const ended: { done: unknown[]; failed: unknown[] } = { done: [], failed: [] };
   const host = {
     parent: parent as AnyActorRef,
@@ -108,12 +108,12 @@ describe('a stepped machine: a parent steps it with XState transitions, no actor
     expect(ended.failed).toHaveLength(1);
   });
 
-  it('its delayed events run on the parent system scheduler, and stop() cancels them', async () => {
+  it('its delayed events run on the engine timer, and stop() cancels them and tells its subscribers once', async () => {
     const trace: string[] = [];
     const fired = createHost();
     const ticking = started(createSteppedActor(createWorker(trace), fired.host));
     ticking.send({ type: 'LATER' });
-    expect(Object.keys(fired.parent.system.getSnapshot()._scheduledEvents)).toHaveLength(1);
+    expect(trace).toEqual(['entry']);
     await new Promise((resolve) => setTimeout(resolve, 40));
     expect(trace).toEqual(['entry', 'TICK']);
     expect(fired.ended.done).toEqual(['w finished']);
@@ -121,14 +121,13 @@ describe('a stepped machine: a parent steps it with XState transitions, no actor
     const stoppedTrace: string[] = [];
     const cut = createHost();
     const release = vi.fn();
-    const logic = releasingOnStop(createWorker(stoppedTrace), release);
-    const stopped = started(createSteppedActor(logic, cut.host));
+    const stopped = started(createSteppedActor(createWorker(stoppedTrace), cut.host));
+    stopped.ref.subscribe({ complete: release });
     stopped.send({ type: 'LATER' });
     stopped.stop();
     stopped.stop();
     expect(release).toHaveBeenCalledTimes(1);
     expect(stopped.ref.getSnapshot().status).toBe('stopped');
-    expect(cut.parent.system.getSnapshot()._scheduledEvents).toEqual({});
     await new Promise((resolve) => setTimeout(resolve, 40));
     expect(stoppedTrace).toEqual(['entry']);
     expect(cut.ended).toEqual({ done: [], failed: [] });
@@ -143,11 +142,11 @@ describe('a stepped machine: a parent steps it with XState transitions, no actor
       return undefined;
     };
     const seen: string[] = [];
-    let parentRef: AnyActorRef | undefined;
+    let rootId: string | undefined;
     const { host, parent } = createHost((event) => {
       const ref = event.actorRef as AnyActorRef;
       if (ref.id !== 'call-0') return;
-      parentRef = ref._parent;
+      rootId = event.rootId;
       const line = describe(event);
       if (line) seen.push(line);
     });
@@ -176,12 +175,12 @@ describe('a stepped machine: a parent steps it with XState transitions, no actor
       'snapshot "finished"',
     ]);
     expect(seen).toEqual(reference);
-    expect(parentRef).toBe(parent);
+    expect(rootId).toBe(parent.sessionId);
     expect(stepped.ref).not.toBeInstanceOf(Actor);
   });
 
-  it('a stop that arrives while it steps (its holder closed it) ends it stopped once the step is over, with no timer left', () => {
-    const { host, parent } = createHost();
+  it('a stop that arrives while it steps (its holder closed it) ends it stopped once the step is over, with no timer left', async () => {
+    const { host } = createHost();
     let stepped: SteppedActor | undefined;
     const trace: string[] = [];
     // GO reaches the holder, which stops it; the same transition then enters a state that schedules TICK.
@@ -189,7 +188,7 @@ describe('a stepped machine: a parent steps it with XState transitions, no actor
       actions: {
         reachHolder: () => stepped!.stop(),
         note: (_, params: { text: string }) => void trace.push(params.text),
-        tickLater: raise({ type: 'TICK' }, { id: 'tick', delay: 60_000 }),
+        tickLater: raise({ type: 'TICK' }, { id: 'tick', delay: 15 }),
       },
     }).createMachine({
       initial: 'idle',
@@ -209,12 +208,14 @@ describe('a stepped machine: a parent steps it with XState transitions, no actor
     // As a real actor stopped from inside its own step: that step completes, then the stop wins.
     expect(trace).toEqual(['waiting']);
     expect(stepped.ref.getSnapshot().status).toBe('stopped');
-    expect(parent.system.getSnapshot()._scheduledEvents).toEqual({});
     stepped.send({ type: 'NEXT' });
+    // Its TICK was cancelled with it: nothing runs once the delay has passed.
+    await new Promise((resolve) => setTimeout(resolve, 40));
     expect(trace).toEqual(['waiting']);
+    expect(stepped.ref.getSnapshot().status).toBe('stopped');
   });
 
-  it('inspection sees a delayed event once: the scheduler reports it, the machine does not report it again', async () => {
+  it('inspection sees a delayed event once, as the scheduler reports it for an actor', async () => {
     const events: string[] = [];
     const { host } = createHost((event) => {
       if (event.type === '@xstate.event' && (event.actorRef as AnyActorRef).id === 'call-0')

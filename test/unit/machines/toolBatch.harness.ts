@@ -82,7 +82,14 @@ export function createBatchHarness(): BatchHarness {
           invoke: {
             id: 'toolBatch',
             src: 'toolBatch',
-            input: { scopeKey, turn, step: 1, calls, maxParallel: options.maxParallel ?? 10 },
+            input: ({ self }) => ({
+              parent: self,
+              scopeKey,
+              turn,
+              step: 1,
+              calls,
+              maxParallel: options.maxParallel ?? 10,
+            }),
             onDone: { target: 'done', actions: assign({ output: ({ event }) => event.output }) },
             onError: { target: 'done' },
           },

@@ -181,11 +181,33 @@ describe('createSessionLog', () => {
       'REENTRANT_APPEND',
     ]);
     expect((errors[0] as Error).message).toMatchInlineSnapshot(
-      `"Cannot append \`turn/end\` while the listeners of \`turn/start\` (seq 0) are running; append after they return (e.g. from a queued microtask) instead"`,
+      `"Cannot append \`turn/end\` while the listeners of \`turn/start\` (seq 0) are running; append after they return (\`log.afterListeners(...)\`) instead"`,
     );
     expect(log.events.map((event) => event.type)).toEqual(['turn/start']);
     // Once the listeners have returned, appending works again.
     expect(log.appendCore('turn/end', { turn: 1, reason: { kind: 'completed' } }).seq).toBe(1);
+  });
+
+  it('runs what a listener hands to afterListeners once the round returned: its append is made then', () => {
+    const log = createSessionLog();
+    const seen: string[] = [];
+    log.subscribe((event) => {
+      seen.push(event.type);
+      if (event.type === 'turn/start')
+        log.afterListeners(() => {
+          seen.push('after the round');
+          log.appendCore('turn/end', { turn: 1, reason: { kind: 'completed' } });
+        });
+    });
+    openTurn(log);
+    expect(seen).toEqual(['turn/start', 'after the round', 'turn/end']);
+    expect(log.events.map((event) => event.type)).toEqual(['turn/start', 'turn/end']);
+    // With no listener running, it runs at once.
+    let ranAtOnce = false;
+    log.afterListeners(() => {
+      ranAtOnce = true;
+    });
+    expect(ranAtOnce).toBe(true);
   });
 
   it('writes each event to the store on append and delegates flush to it', async () => {

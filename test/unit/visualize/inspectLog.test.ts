@@ -71,7 +71,12 @@ describe('createInspectionLog', () => {
       initial: 'idle',
       states: { busy: { invoke: { id: 'double', src: 'double', onDone: { target: 'done' } } } },
     });
-    expect(child).toMatchObject({ id: 'double', parentId: actor.sessionId, definition: null });
+    expect(child).toMatchObject({ id: 'double', definition: null });
+    // Its start event names its parent as the source.
+    const childInit = records.find(
+      (record) => record.sessionId === child!.sessionId && record.event?.type === 'xstate.init',
+    );
+    expect(childInit).toMatchObject({ sourceId: actor.sessionId });
 
     const events = records.filter((record) => record.type === '@xstate.event').map((r) => r.event.type);
     expect(events).toEqual(expect.arrayContaining(['xstate.init', 'GO', 'xstate.done.actor.double']));
@@ -129,7 +134,11 @@ describe('createInspectionLog', () => {
     const actors = records.filter((record) => record.type === '@xstate.actor');
     const batch = actors.find((record) => record.id === 'toolBatch');
     const call = actors.find((record) => record.id === 'call-0');
-    expect(call).toMatchObject({ parentId: batch!.sessionId, definition: { id: 'toolCall' } });
+    expect(call).toMatchObject({ definition: { id: 'toolCall' } });
+    const callInit = records.find(
+      (record) => record.sessionId === call!.sessionId && record.event?.type === 'xstate.init',
+    );
+    expect(callInit).toMatchObject({ sourceId: batch!.sessionId });
     const values = records
       .filter((record) => record.type === '@xstate.snapshot' && record.sessionId === call!.sessionId)
       .map((record) => JSON.stringify(record.snapshot.value));
