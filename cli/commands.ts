@@ -1,4 +1,5 @@
 import { acpCommand } from './acp.js';
+import { approvalsCommand, approveCommand } from './approvals.js';
 import type { CliCommand } from './command.js';
 import { dbCommand } from './db.js';
 import { hooksCommand } from './hooks.js';
@@ -13,6 +14,8 @@ import { workerCommand } from './worker.js';
 export const commands: readonly CliCommand[] = [
   runCommand,
   logCommand,
+  approvalsCommand,
+  approveCommand,
   inspectCommand,
   visualizeCommand,
   acpCommand,

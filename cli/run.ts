@@ -25,6 +25,7 @@ import { type ApproveMode, fixedApproval, terminalApproval } from './approvalPro
 import { type CliCommand, type CliIO, repeatable, UsageError } from './command.js';
 import { loadMcpServersFlag, MCP_CONFIG_HELP, registerMcpTools } from './mcpFlag.js';
 import { runPromptLoop } from './promptLoop.js';
+import { deferredApproval, durationFlag, resumeBlockedByApprovals, suspendedExit } from './runApprovals.js';
 import { type AgentFlags, addAgentFlags, loadBridges, resolveModel } from './runFlags.js';
 import { Screen, wantsColour } from './screen.js';
 import { resolveSessionSetup } from './sessionHeader.js';
@@ -42,7 +43,8 @@ interface RunFlags extends AgentFlags, TurnFlags {
   breakLock?: boolean;
   json?: boolean;
   color: boolean;
-  approve?: ApproveMode;
+  approve?: ApproveMode | 'defer';
+  approveExpiresIn?: number;
   inspectLog?: string;
   mcpConfig?: string;
 }
@@ -58,8 +60,10 @@ A script file is a JSON list of model steps, e.g.
   [{ "text": "calling", "toolCalls": [{ "id": "c1", "name": "Bash", "arguments": { "command": "ls" } }] },
    { "text": "done" }]
 
+  seamchart run "deploy it" --session s.jsonl --approve defer   (then: seamchart approvals s.jsonl)
+
 Exit codes: 0 every turn completed, 1 a turn ended otherwise or the session file could not be written,
-2 bad input, 130 Ctrl-C, 143 SIGTERM.
+2 bad input, 3 a turn is suspended on deferred approvals, 130 Ctrl-C, 143 SIGTERM.
 `;
 
 /** A file the run will create: its directory must exist (nothing is created on the way). */
@@ -132,7 +136,7 @@ function runLogger(io: CliIO, transcript: Transcript | undefined): SeamLogger {
 
 /** `--approve`'s default: ask when a person can answer (stdin and stderr are terminals), else no. */
 function approveMode(flags: RunFlags, io: CliIO): ApproveMode {
-  if (flags.approve !== undefined) return flags.approve;
+  if (flags.approve !== undefined && flags.approve !== 'defer') return flags.approve;
   return io.stdin.isTTY === true && io.stderr.isTTY === true ? 'ask' : 'no';
 }
 
@@ -151,8 +155,13 @@ export const runCommand: CliCommand = {
       .addOption(
         new Option(
           '--approve <mode>',
-          'answer tool approvals: ask at the terminal, yes or no to every ask (default ask on a terminal, else no)',
-        ).choices(['ask', 'yes', 'no']),
+          'answer tool approvals: ask at the terminal, yes or no to every ask, or defer every ask (answered later with seamchart approve; exit 3) (default ask on a terminal, else no)',
+        ).choices(['ask', 'yes', 'no', 'defer']),
+      )
+      .option(
+        '--approve-expires-in <duration>',
+        'with --approve defer: a request not answered within this time (90s, 30m, 2h, 1d) is denied as expired',
+        durationFlag,
       )
       .option('--session <file>', 'write the session log to this JSONL file (its directory must exist)')
       .option('--resume', 'continue the session in --session FILE (a crashed file is repaired first)')
@@ -168,6 +177,12 @@ export const runCommand: CliCommand = {
   },
   async run(command: Command, io: CliIO) {
     const flags = command.opts<RunFlags>();
+    if (flags.approve === 'defer' && flags.session === undefined)
+      throw new UsageError(
+        '--approve defer needs --session FILE (the answer comes later, from another process, through that file)',
+      );
+    if (flags.approveExpiresIn !== undefined && flags.approve !== 'defer')
+      throw new UsageError('--approve-expires-in goes with --approve defer');
     const prompts = await readPrompts(command.args, flags, io);
     const setup = await resolveSessionSetup(command, flags);
     const cwd = setup.cwd;
@@ -199,6 +214,13 @@ export const runCommand: CliCommand = {
       inspection?.close();
       if (flags.inspectLog !== undefined) await rm(flags.inspectLog, { force: true });
       throw error;
+    }
+    // A turn still waiting for answers: say so and run nothing (nothing is written either).
+    if (flags.resume && resumeBlockedByApprovals(store, flags.session as string, prompts, io)) {
+      await store.close();
+      inspection?.close();
+      if (flags.inspectLog !== undefined) await rm(flags.inspectLog, { force: true });
+      return 3;
     }
     return runSession({
       flags,
@@ -291,7 +313,8 @@ async function runSession(run: {
         transcript.note(
           `${signal === 'SIGINT' ? 'Ctrl-C' : signal}: cancelling the turn (Ctrl-C again to quit at once)`,
         );
-      agent?.cancel({ kind: 'user' });
+      // A suspended turn waits for its answers on disk: a signal disposes it, never cancels it (approvals.md).
+      if (agent?.status !== 'suspended') agent?.cancel({ kind: 'user' });
     },
     quit: (signal) => {
       screen.clearStatus();
@@ -305,15 +328,17 @@ async function runSession(run: {
     transcript.decided({ seam: 'approval', decidedBy: by, decision: answer, callId: request.callId });
   };
   const approval: ApprovalChannel =
-    mode === 'ask'
-      ? terminalApproval({
-          screen,
-          input: io.stdin,
-          output: io.stderr as NodeJS.WritableStream,
-          onInterrupt: () => interrupts.interrupt('SIGINT'),
-          onAnswer,
-        })
-      : fixedApproval(mode, onAnswer);
+    flags.approve === 'defer'
+      ? deferredApproval(flags.approveExpiresIn)
+      : mode === 'ask'
+        ? terminalApproval({
+            screen,
+            input: io.stdin,
+            output: io.stderr as NodeJS.WritableStream,
+            onInterrupt: () => interrupts.interrupt('SIGINT'),
+            onAnswer,
+          })
+        : fixedApproval(mode, onAnswer);
 
   agent = createAgent({
     seams,
@@ -392,6 +417,7 @@ function closingCode(
     return 1;
   }
   if (interrupts.received !== undefined) return SIGNAL_EXIT[interrupts.received];
+  if (violations.length === 0 && session !== undefined && suspendedExit(events, session, io)) return 3;
   const reasons = events
     .slice(firstNewSeq)
     .filter((e) => e.type === 'turn/end')
@@ -439,8 +465,17 @@ async function readPrompts(words: readonly string[], flags: RunFlags, io: CliIO)
   } else if (words.length > 0) first = words.join(' ');
   const prompts = [...(first === undefined ? [] : [first]), ...(flags.prompt ?? [])];
   if (prompts.length > 0) return prompts;
+  // A suspended session continues without a new prompt: its turn is the work.
+  if (flags.resume && flags.session !== undefined && (await endsSuspended(flags.session))) return [];
   if (io.stdin.isTTY === true && io.stdout.isTTY === true && flags.json !== true) return 'loop';
   throw new UsageError('run needs a prompt (words, --prompt TEXT, or - to read it from stdin)');
+}
+
+/** Whether a session file's last turn is suspended (read without locking; an unreadable file is left to the open). */
+async function endsSuspended(file: string): Promise<boolean> {
+  const { readJsonlLog, findSuspension } = await import('../index.js');
+  const loaded = await readJsonlLog(file).catch(() => undefined);
+  return loaded !== undefined && findSuspension(loaded.events) !== undefined;
 }
 
 /** Follows up one prompt; `false` when the session store has failed (the agent then refuses everything). */

@@ -270,8 +270,46 @@ export class Transcript {
         this.flushWaiting();
         this.turnEnd(data);
         return;
+      case 'approval/requested':
+      case 'approval/resolved':
+      case 'turn/suspended':
+      case 'turn/resumed':
+        this.approvalEvent(event.type, data);
+        return;
       default:
         return;
+    }
+  }
+
+  /** A deferred approval asked or answered, a turn suspended on them or resumed. */
+  private approvalEvent(type: string, data: Data): void {
+    const { screen } = this;
+    const { style } = screen;
+    if (type === 'approval/requested') {
+      const reason = typeof data.reason === 'string' ? `: ${data.reason}` : '';
+      screen.line(
+        style.yellow(
+          `? ${String(data.tool)}(${shortArguments(data.arguments)}) awaits approval ${String(data.requestId)} (asked by ${String(data.askedBy)})${reason}`,
+        ),
+      );
+    } else if (type === 'approval/resolved') {
+      const by = typeof data.by === 'string' ? ` by ${data.by}` : '';
+      const reason = typeof data.reason === 'string' ? `: ${data.reason}` : '';
+      screen.line(style.dim(`  ↳ ${String(data.requestId)} ${String(data.outcome)}${by}${reason}`));
+    } else if (type === 'turn/suspended') {
+      this.flushWaiting();
+      screen.clearStatus();
+      const pending = (data.pending as string[] | undefined)?.length ?? 0;
+      screen.line(
+        style.yellow(
+          `── turn ${String(data.turn)} suspended · ${pending} approval${pending === 1 ? '' : 's'} pending · ${seconds(this.now() - this.turnStartedAt)}`,
+        ),
+      );
+    } else {
+      // The turn goes on in this process: its closing line counts from here.
+      this.turnStartedAt = this.now();
+      this.usage = { input: 0, output: 0 };
+      screen.line(style.dim(`── turn ${String(data.turn)} resumed at step ${String(data.step)}`));
     }
   }
 

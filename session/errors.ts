@@ -59,7 +59,8 @@ export type SessionLoadErrorCode =
   | 'MALFORMED_LINE'
   | 'ID_MISMATCH'
   | 'NOT_MIGRATED'
-  | 'TOO_LARGE';
+  | 'TOO_LARGE'
+  | 'NEEDS_REPAIR';
 
 /** A session file that could not be loaded; the file was not modified. */
 export class SessionLoadError extends Error {

@@ -4,6 +4,8 @@ export type {
   ApprovalErrorCode,
   ApprovalPlan,
   ApprovalRecord,
+  ListedApproval,
+  RecordedAnswer,
   ResumePoint,
   ResumeSlot,
   Suspension,
@@ -16,8 +18,10 @@ export {
   findResumePoint,
   findSuspension,
   hashArguments,
+  listPendingApprovals,
   nextRequestId,
   planApprovalAnswer,
+  recordApprovalAnswer,
 } from './approvals/index.js';
 export type { LogEventDefinition } from './defineLogEvent.js';
 export { defineLogEvent } from './defineLogEvent.js';

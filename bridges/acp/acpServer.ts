@@ -7,7 +7,7 @@ import { createJsonlStore, openJsonlStore } from '../../session/index.js';
 import type { SessionStore } from '../../session/types.js';
 import { toPromptContent } from './content.js';
 import { createSessionLogger } from './feedback.js';
-import { createPermissionChannel } from './permission.js';
+import { askPendingAgain, createPermissionChannel, type PermissionLink } from './permission.js';
 import { bridgeSession, type SessionBridge } from './sessionBridge.js';
 import {
   listSessionFiles,
@@ -21,6 +21,10 @@ import type { AcpMcpServer, AcpServer, AcpSession, ServeAcpOptions } from './typ
 
 interface LiveSession {
   readonly bridge: SessionBridge;
+  /** Resolves once the agent is idle or suspended (a batch whose questions were deferred has suspended). */
+  readonly settled: () => Promise<void>;
+  /** Whether a `session/request_permission` question is open (or was deferred when the editor went). */
+  readonly waiting: () => boolean;
   /** The mode `session/set_mode` chose last. */
   mode: string | undefined;
 }
@@ -50,7 +54,7 @@ export function startAcpServer(options: ServeAcpOptions): AcpServer {
     store: SessionStore,
     resume: boolean,
     mode: string | undefined = modes?.initial,
-  ): Promise<{ live: LiveSession; notices: string[]; announce(): void }> => {
+  ): Promise<{ live: LiveSession; notices: string[]; announce(): void; askAgain(): void }> => {
     const { servers, unsupported } = splitMcpServers(rawServers);
     // Messages for the editor wait until it knows the session id (after the response).
     let announce!: () => void;
@@ -67,7 +71,7 @@ export function startAcpServer(options: ServeAcpOptions): AcpServer {
     let session: AcpSession | undefined;
     let live: LiveSession | undefined;
     const kindOf = (name: string) => toToolKindFrom(session, name);
-    const approval = createPermissionChannel({
+    const link: PermissionLink = {
       sessionId,
       kindOf,
       report,
@@ -75,7 +79,9 @@ export function startAcpServer(options: ServeAcpOptions): AcpServer {
         if (!client) throw new Error('the connection is closed');
         return client.request(acp.methods.client.session.requestPermission, params);
       },
-    });
+      disconnected: () => connection.signal.aborted,
+    };
+    const approval = createPermissionChannel(link);
     try {
       session = await options.createSession({
         sessionId,
@@ -100,13 +106,21 @@ export function startAcpServer(options: ServeAcpOptions): AcpServer {
       notify: notifier(sessionId),
       report,
     });
-    live = { bridge, mode };
+    const agent = session.agent;
+    live = {
+      bridge,
+      mode,
+      settled: () => agent.whenIdle(),
+      waiting: () => approval.waiting,
+    };
     sessions.set(sessionId, live);
     const notices = [...unsupported, ...(session.notices ?? [])];
     for (const notice of notices) report(notice);
     // Problems found while opening go first.
     if (notices.length > 0) say(notices.map((notice) => `⚠ ${notice}`).join('\n'));
-    return { live, notices, announce };
+    // A suspended session's open questions are asked again of this editor once it knows the session.
+    const askAgain = (): void => void askPendingAgain(link, agent);
+    return { live, notices, announce, askAgain };
   };
 
   const sessionOf = (sessionId: string): LiveSession => {
@@ -173,9 +187,17 @@ export function startAcpServer(options: ServeAcpOptions): AcpServer {
       // The mode the session was left in (kept beside its file), when it is still offered.
       const kept = await readSessionMode(file);
       const mode = modes?.available.some((m) => m.id === kept) ? kept : modes?.initial;
-      const { live, announce } = await open(params.sessionId, cwd, params.mcpServers, store, true, mode);
+      const { live, announce, askAgain } = await open(
+        params.sessionId,
+        cwd,
+        params.mcpServers,
+        store,
+        true,
+        mode,
+      );
       await live.bridge.replay();
       setImmediate(announce);
+      setImmediate(askAgain);
       const state = modeState(live);
       return state === undefined ? {} : { modes: state };
     })
@@ -228,7 +250,13 @@ export function startAcpServer(options: ServeAcpOptions): AcpServer {
     .catch(() => {})
     .then(async () => {
       client = undefined;
-      await Promise.all([...sessions.values()].map((live) => live.bridge.dispose()));
+      // An open question was deferred when the editor went: its batch suspends first, so the turn waits on disk.
+      await Promise.all(
+        [...sessions.values()].map(async (live) => {
+          if (live.waiting()) await live.settled();
+          await live.bridge.dispose();
+        }),
+      );
       sessions.clear();
     });
   return {

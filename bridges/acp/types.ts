@@ -1,6 +1,7 @@
 import type { Stream } from '@agentclientprotocol/sdk';
 import type { AgentHandle, ApprovalChannel, SeamLogger, Seams } from '../../seams/types.js';
 import type { SessionStore } from '../../session/types.js';
+import type { ApprovalDeskOf } from './permission.js';
 
 /** An MCP server over stdio, as `session/new` names it (env as a plain record). */
 export interface AcpMcpServer {
@@ -35,8 +36,10 @@ export interface AcpSessionRequest {
 }
 
 /** The agent of one ACP session, as the bridge drives it. */
-export interface AcpAgent extends AgentHandle {
+export interface AcpAgent extends AgentHandle, ApprovalDeskOf {
   dispose(): Promise<void>;
+  /** Resolves once the agent is idle or suspended. */
+  whenIdle(): Promise<void>;
 }
 
 /** What `createSession` returns: the agent, the seams it was created with, and what to clean up. */

@@ -46,6 +46,8 @@ export interface OpenJsonlStoreOptions {
   breakLock?: boolean;
   /** The longest line the store reads and writes (bytes, without the newline); 16 MiB when absent. */
   maxLineBytes?: number;
+  /** `false`: a file that needs a crash repair is refused (`NEEDS_REPAIR`) and left as it is (`seamchart approve`). */
+  repair?: boolean;
   /** @internal The file operations; tests wrap them to inject faults and watch reads. */
   io?: FileIo;
 }
@@ -127,6 +129,13 @@ export async function openJsonlStore(path: string, options: OpenJsonlStoreOption
       );
     }
     const plan = planRepair(read);
+    if (plan.append !== undefined && options.repair === false)
+      throw new SessionLoadError(
+        'NEEDS_REPAIR',
+        path,
+        undefined,
+        `Session file ${path} needs a crash repair (${plan.repairs.join('; ')}); it was not modified`,
+      );
     const backup =
       plan.append === undefined ? undefined : applyRepair(io, path, read, plan.keepBytes, plan.append);
     if (backup === undefined)

@@ -11,7 +11,13 @@ export const bin = path.resolve(import.meta.dirname, '../../dist/cli/bin.js');
  * `seamchart acp ARGS` as an editor starts it: a child process, the SDK's client connected to its
  * stdio, every update and permission request recorded; `stdout()` is every byte it wrote.
  */
-export function startAcpChild(args: readonly string[], options: { permissions?: PermissionScript } = {}) {
+export function startAcpChild(
+  args: readonly string[],
+  options: {
+    permissions?: PermissionScript;
+    onPermission?: (params: acp.RequestPermissionRequest) => Promise<acp.RequestPermissionResponse>;
+  } = {},
+) {
   const child = spawn(process.execPath, [bin, 'acp', ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
@@ -28,7 +34,7 @@ export function startAcpChild(args: readonly string[], options: { permissions?: 
     },
   });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const editor = createEditor(options.permissions ?? []);
+  const editor = createEditor(options.permissions ?? [], options.onPermission);
   const connection = editor.app.connect(
     acp.ndJsonStream(Writable.toWeb(child.stdin) as WritableStream<Uint8Array>, readable),
   );

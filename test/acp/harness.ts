@@ -33,7 +33,11 @@ export interface EditorRecord {
 }
 
 /** A client app that records every update and answers permission requests from a script. */
-export function createEditor(permissionAnswers: PermissionScript = []): {
+export function createEditor(
+  permissionAnswers: PermissionScript = [],
+  /** Answers instead of the script, e.g. later, when the test says so. */
+  onPermission?: (params: acp.RequestPermissionRequest) => Promise<acp.RequestPermissionResponse>,
+): {
   app: acp.ClientApp;
   record: EditorRecord;
 } {
@@ -45,6 +49,7 @@ export function createEditor(permissionAnswers: PermissionScript = []): {
     })
     .onRequest(acp.methods.client.session.requestPermission, ({ params }) => {
       record.permissions.push(params);
+      if (onPermission) return onPermission(params);
       const answer = permissionAnswers.shift() ?? 'cancelled';
       if (answer === 'cancelled') return { outcome: { outcome: 'cancelled' } };
       const option = params.options.find((candidate) => candidate.kind === answer);
