@@ -135,6 +135,33 @@ export function startSender(databaseUrl: string): Sender {
   };
 }
 
+/**
+ * A Claude Code settings file (written into `folder`) whose PreToolUse hook asks about a session's Bash calls
+ * until the session's stored log holds an approval request, then stays silent: one deferred approval per
+ * session, however often a killed worker's turn is run again.
+ */
+export function askOncePerSessionSettings(folder: string, databaseUrl: string): string {
+  const hook = join(folder, 'ask-once.sh');
+  writeFileSync(
+    hook,
+    [
+      'sid=$(sed -n \'s/.*"session_id":"\\([^"]*\\)".*/\\1/p\')',
+      `asked=$(psql '${databaseUrl}' -tAc "SELECT count(*) FROM seamchart.events WHERE session_id = '$sid' AND event LIKE '%approval/requested%'")`,
+      '[ "$asked" = "0" ] || exit 0',
+      'echo \'{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"a shell command needs a human"}}\'',
+      '',
+    ].join('\n'),
+  );
+  const settings = join(folder, 'ask-once.json');
+  writeFileSync(
+    settings,
+    JSON.stringify({
+      hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: `sh ${hook}` }] }] },
+    }),
+  );
+  return settings;
+}
+
 /** Runs `seamchart <args>` to its end. */
 export async function cli(
   args: readonly string[],
