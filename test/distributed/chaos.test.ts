@@ -1,19 +1,29 @@
 // N05: the chaos run — 3 real worker processes, 50 sessions × 4 messages (parallel tool calls) sent from a
-// separate process, 5 SIGKILLs of a random worker (each replaced) and one worker paused (SIGSTOP past its
+// separate process, one deferred approval per session answered (allow or deny at random) from another process
+// once it appears, 5 SIGKILLs of a random worker (each replaced) and one worker paused (SIGSTOP past its
 // lease and the sweeper's deadAfterMs, then SIGCONT). At the end every acknowledged message is recorded in
 // exactly one turn or discarded, every log checks clean at rest, tokens never go back (nothing the paused
 // worker wrote after losing a lease is stored), its late writes were FENCED, and no worker process is left.
 import { readdirSync, readFileSync } from 'node:fs';
 import { checkInvariants, formatViolation, type LogEvent } from 'seamchart';
-import { describe, expect, it } from 'vitest';
-import { cli, eventually, startSender, type WorkerProcess } from './support/fleet.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import {
+  askOncePerSessionSettings,
+  cli,
+  eventually,
+  startApprover,
+  startSender,
+  type WorkerProcess,
+} from './support/fleet.js';
 import { useFleet } from './support/fleetSuite.js';
 
 const SESSIONS = Number(process.env.CHAOS_SESSIONS ?? 50);
 const MESSAGES = Number(process.env.CHAOS_MESSAGES ?? 4);
 const KILLS = 5;
-// Per delivery: two parallel reads, then a short shell command, then the answer (repeated for re-queued turns).
-const script = Array.from({ length: MESSAGES + 1 }, () => [
+// Per turn: two parallel reads, then a short shell command (a session's first one is asked about and the turn
+// suspends), then the answer. Every delivery's agent starts the script again: the answer's agent resumes the
+// suspended turn and runs the session's queued messages, and re-queued turns run again.
+const script = Array.from({ length: MESSAGES + 3 }, () => [
   {
     toolCalls: [
       { id: 'ra', name: 'Read', arguments: { file_path: 'a.txt' } },
@@ -88,11 +98,24 @@ async function takenOver(paused: WorkerProcess, heldAtPause: Map<string, number>
   await sleep(300);
 }
 
+// A failed run must not leave the answering process behind.
+let stopApprover = (): void => {};
+afterAll(() => stopApprover());
+
 describe('N05 chaos', () => {
   it(`N05 3 workers, ${SESSIONS} sessions × ${MESSAGES} messages, ${KILLS} SIGKILLs and a paused worker: nothing lost, nothing doubled, every log clean`, async () => {
     expect((await cli(['db', 'migrate', '--database-url', suite.database.url])).code).toBe(0);
     let started = 0;
-    const startWorker = () => suite.fleet.start(`n05-w${++started}`);
+    const flags = [
+      '--approve',
+      'defer',
+      '--claude-settings',
+      askOncePerSessionSettings(suite.fleet.folder, suite.database.url),
+    ];
+    const startWorker = () => suite.fleet.start(`n05-w${++started}`, flags);
+    const sessions = Array.from({ length: SESSIONS }, (_, index) => `n05-s${index + 1}`);
+    const approver = startApprover(suite.database.url, sessions);
+    stopApprover = () => approver.child.kill('SIGKILL');
     const live: WorkerProcess[] = await Promise.all([startWorker(), startWorker(), startWorker()]);
 
     // The sender runs beside the chaos: messages arrive while workers die.
@@ -136,14 +159,27 @@ describe('N05 chaos', () => {
     await sending;
     expect(acked).toHaveLength(SESSIONS * MESSAGES);
 
+    await eventually('every approval is answered', () => approver.lines.includes('DONE'), 150_000).catch(
+      (error: Error) => {
+        throw new Error(`${error.message}\napprover:\n${approver.lines.join('\n')}`);
+      },
+    );
+    expect(await approver.exited).toBe(0);
     await eventually(
       'the queue is drained',
       async () =>
         (await count("SELECT count(*) FROM dbos.workflow_status WHERE status = 'SUCCESS'")) ===
-          SESSIONS * MESSAGES &&
+          SESSIONS * (MESSAGES + 1) &&
         (await count("SELECT count(*) FROM dbos.workflow_status WHERE status <> 'SUCCESS'")) === 0,
       150_000,
     );
+    const answered = new Map(
+      approver.lines
+        .filter((line) => line.startsWith('ANSWERED '))
+        .map((line) => line.split(' ') as [string, string, string, string])
+        .map(([, sessionId, requestId, outcome]) => [sessionId, { requestId, outcome }]),
+    );
+    expect(answered.size).toBe(SESSIONS);
 
     // Every acknowledged message is recorded in exactly one turn, or discarded; every log clean at rest.
     for (let s = 1; s <= SESSIONS; s++) {
@@ -156,6 +192,15 @@ describe('N05 chaos', () => {
       ).rows;
       const events = rows.map((row) => JSON.parse(row.event) as LogEvent);
       expect(checkInvariants(events, { atRest: true }).map(formatViolation)).toEqual([]);
+      // One suspension, answered as the approver said; the turn resumed.
+      const resolved = events.filter((event) => event.type === 'approval/resolved');
+      const asked = answered.get(sessionId)!;
+      expect(resolved.map((event) => (event.data as { requestId: string }).requestId)).toEqual([
+        asked.requestId,
+      ]);
+      if (asked.outcome !== 'unknown')
+        expect((resolved[0]!.data as { outcome: string }).outcome).toBe(asked.outcome);
+      expect(events.filter((event) => event.type === 'turn/resumed')).toHaveLength(1);
       // Fencing tokens never go back along a session: no write of a superseded holder is stored.
       const tokens = rows.map((row) => Number(row.lease_token));
       expect(tokens).toEqual([...tokens].sort((a, b) => a - b));
