@@ -353,10 +353,14 @@ export const turnMachine = turnSetup.createMachine({
                       target: '#turn.open.step.inFlight.tools',
                       actions: 'takeResume',
                     },
-                    {
-                      target: '#turn.open.step.inFlight.tools',
-                      actions: ['takeResume', 'appendTurnResumed'],
-                    },
+                    { target: 'recordingResume', actions: 'appendTurnResumed' },
+                  ],
+                },
+                // A refused turn/resumed resumes nothing: the turn suspends again (reported), the next resume retries.
+                recordingResume: {
+                  always: [
+                    { guard: 'hasFailure', target: 'waiting', actions: 'forgetRefusedResume' },
+                    { target: '#turn.open.step.inFlight.tools', actions: 'takeResume' },
                   ],
                 },
               },

@@ -220,6 +220,8 @@ export const turnSetup = setup({
       stepFifo: [...(context.resume?.contexts ?? [])],
     })),
     clearResume: assign({ resume: null }),
+    // The refusal was reported; the suspended step is as it was, so nothing of it failed.
+    forgetRefusedResume: assign({ failure: null }),
     appendTurnSuspended: (_, _params: { output: unknown }) => {},
     appendTurnResumed: noop,
     appendHeldContext: (_, _params: { injection: Injection }) => {},
