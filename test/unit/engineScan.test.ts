@@ -50,6 +50,13 @@ const moduleStateRules = new Set([
 ]);
 
 describe('E01 engine scan: no module-level mutable state', () => {
+  it('E01 no library source keeps module-level mutable state outside the side tables docs/architecture.md lists', () => {
+    const findings = scanSources(librarySources(), documentedSideTables()).filter((finding) =>
+      moduleStateRules.has(finding.rule),
+    );
+    expect(findings.map(describeFinding)).toEqual([]);
+  });
+
   it('E01 every side table docs/architecture.md lists is a module-level WeakMap of the file it names', () => {
     const tables = [...documentedSideTables()];
     expect(tables.length).toBeGreaterThan(0);
