@@ -1,11 +1,16 @@
 // The session folder's only public face.
+
+export {
+  type ListedApproval,
+  listPendingApprovals,
+  type RecordedAnswer,
+  recordApprovalAnswer,
+} from './approvalAnswers.js';
 export type {
   ApprovalAnswerInput,
   ApprovalErrorCode,
   ApprovalPlan,
   ApprovalRecord,
-  ListedApproval,
-  RecordedAnswer,
   ResumePoint,
   ResumeSlot,
   Suspension,
@@ -18,10 +23,8 @@ export {
   findResumePoint,
   findSuspension,
   hashArguments,
-  listPendingApprovals,
   nextRequestId,
   planApprovalAnswer,
-  recordApprovalAnswer,
 } from './approvals/index.js';
 export type { LogEventDefinition } from './defineLogEvent.js';
 export { defineLogEvent } from './defineLogEvent.js';
