@@ -1,5 +1,5 @@
 import { TurnFailureCode } from '../kernel/index.js';
-import { Seam } from '../seams/names.js';
+import { Seam } from '../seams/index.js';
 import {
   batchFailureOf,
   blockContexts,

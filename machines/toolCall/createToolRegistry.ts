@@ -1,12 +1,15 @@
 import type { ToolResult } from '../../kernel/index.js';
 import { describeReceived } from '../../kernel/index.js';
-import type { ApprovalChannel, Seams } from '../../seams/types.js';
+import type { ApprovalChannel, Seams } from '../../seams/index.js';
+import type { ExecuteOptions, ToolCallRequest, ToolRegistry } from '../../tools/index.js';
 import { createToolRegistryCore } from '../../tools/index.js';
-import type { ExecuteOptions, ToolCallRequest, ToolRegistry } from '../../tools/types.js';
-import { createLiveHandles, type LiveHandles, liveHandlesOf } from '../runtime/liveHandles.js';
-import type { RunScope } from '../runtime/scopeTable.js';
-import type { ToolMachineServices } from '../runtime/services.js';
-import { createActorWithServices } from '../runtime/systemServices.js';
+import type { RunScope, ToolMachineServices } from '../runtime/index.js';
+import {
+  createActorWithServices,
+  createLiveHandles,
+  type LiveHandles,
+  liveHandlesOf,
+} from '../runtime/index.js';
 import { runStandaloneDirect, takesDirectPath } from './direct.js';
 import { sharedToolCallLogic } from './logic.js';
 import type { CallPlace } from './phases.js';

@@ -14,9 +14,9 @@ import {
   toFailure,
   UsageSchema,
 } from '../../kernel/index.js';
-import { ModelRequestError, type ModelStep } from '../../model/types.js';
-import type { InboxItem } from '../runtime/inbox.js';
-import type { ToolBatchOutput } from '../toolBatch/types.js';
+import { ModelRequestError, type ModelStep } from '../../model/index.js';
+import type { InboxItem } from '../runtime/index.js';
+import type { ToolBatchOutput } from '../toolBatch/index.js';
 import type {
   ContinuationInput,
   ModelInput,

@@ -6,12 +6,11 @@ import type {
   RequestErrorDecision,
 } from '../../kernel/index.js';
 import { toFailure } from '../../kernel/index.js';
-import { deciderOf } from '../../seams/decider.js';
-import type { CancelCause, WaterfallSeamName } from '../../seams/types.js';
-import type { InboxItem, Injection } from '../runtime/inbox.js';
-import { sendToLiveChild } from '../runtime/sendToLiveChild.js';
-import { unprovidedActors } from '../runtime/unprovided.js';
-import type { ToolBatchOutput } from '../toolBatch/types.js';
+import type { CancelCause, WaterfallSeamName } from '../../seams/index.js';
+import { deciderOf } from '../../seams/index.js';
+import type { InboxItem, Injection } from '../runtime/index.js';
+import { sendToLiveChild, unprovidedActors } from '../runtime/index.js';
+import type { ToolBatchOutput } from '../toolBatch/index.js';
 import { toolBatchMachine } from '../toolBatch.js';
 import { continuationItemId } from './actions.js';
 import {
