@@ -115,7 +115,7 @@ export const turnMachine = turnSetup.createMachine({
           target: '#turn.closing',
           actions: [{ type: 'recordCancel', params: ({ event }) => event }, 'abortTurn'],
         },
-        // No INTERNAL_ERROR: a failed append is assigned in its own microstep (`hasFailure`, decision 26).
+        // No INTERNAL_ERROR: a failed append is assigned in its own microstep (`hasFailure`, decision 43).
       },
       initial: 'promptSubmit',
       states: {

@@ -324,7 +324,7 @@ export function createToolBatchActions(
         });
       }
     }),
-    // A call that died gets nothing (decision 32): its `call.error` commits it.
+    // A call that died gets nothing (decision 14): its `call.error` commits it.
     commitSteppedCall: guarded('Committing a tool call', (args) =>
       steppedOf(args, args.context.cursor)?.send({ type: 'COMMIT' }),
     ),
@@ -379,7 +379,7 @@ export function createToolBatchActions(
     abortStartedCalls: guarded('Aborting started calls', (args) => {
       const { context, system } = args;
       const { calls } = liveHandlesOf(system);
-      // Only calls still running (decision 32): a call that died gets nothing.
+      // Only calls still running (decision 14): a call that died gets nothing.
       for (let index = context.cursor; index < context.started; index++) {
         const key = callKeyOf(context, index);
         // A direct call has no machine: its own controller is its abort (the body's signal).

@@ -43,7 +43,7 @@ export function createToolRegistry(): ToolRegistry {
       cancelGraceMs: options.cancelGraceMs,
     };
     const seams = options.seams.snapshot(call.agent?.id);
-    // Built field by field: a spread per call costs a new hidden class (decision 108).
+    // Built field by field: a spread per call costs a new hidden class (decision 24).
     const scope: { -readonly [K in keyof RunScope]: RunScope[K] } = { seams, controller };
     if (call.agent) scope.agent = call.agent;
     if (options.approval) scope.approval = options.approval;

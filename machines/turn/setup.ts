@@ -89,7 +89,7 @@ export const turnSetup = setup({
     notifyClosed: noop,
     releaseOnStop: noop,
     reportFlushFailure: (_, _params: { error: unknown }) => {},
-    // The agent's inbox books (decision 41): steering the turn ended itself (dequeued into a step, or
+    // The agent's inbox books (decision 52): steering the turn ended itself (dequeued into a step, or
     // discarded by a terminal stop) and a continuation reason it enqueued itself.
     reportSteeringEnded: ({ context }) =>
       reportSteering(context.input.parent, 'STEERING_ENDED', context.steering),
