@@ -3,13 +3,15 @@ import { describeReceived } from '../../kernel/index.js';
 import type { ApprovalChannel, Seams } from '../../seams/types.js';
 import { createToolRegistryCore } from '../../tools/index.js';
 import type { ExecuteOptions, ToolCallRequest, ToolRegistry } from '../../tools/types.js';
-import { createLiveHandles, type LiveHandles, liveHandlesOf } from '../runtime/liveHandles.js';
+import { createLiveHandles, liveHandlesOf } from '../runtime/liveHandles.js';
 import type { RunScope } from '../runtime/scopeTable.js';
 import type { ToolMachineServices } from '../runtime/services.js';
-import { createActorWithServices } from '../runtime/systemServices.js';
+import { createSteppedActor } from '../runtime/steppedActor.js';
+import { createStepHost } from '../runtime/systemServices.js';
 import { runStandaloneDirect, takesDirectPath } from './direct.js';
 import { sharedToolCallLogic } from './logic.js';
 import type { CallPlace } from './phases.js';
+import type { ToolCallOutput } from './types.js';
 
 const DEFAULT_CANCEL_GRACE_MS = 5_000;
 
@@ -79,34 +81,35 @@ async function executeDirect(
   }
 }
 
-/** One root actor per call; its services are registered for its system (the logic is shared). */
+/**
+ * The call's chart, stepped by the engine (no actor) in a system of its own whose root holds its
+ * services; its handles go with it.
+ */
 async function executeStepped(
   services: ToolMachineServices,
   scope: RunScope,
   call: CallRequest,
 ): Promise<ToolResult> {
-  let handles: LiveHandles | undefined;
+  const root = createStepHost(services);
+  const handles = liveHandlesOf(root.system);
   try {
-    // A call made from a tool body starts after the outer call's step, not inside its action: XState's
-    // development build warns when a machine's initial state is built inside another machine's action.
-    await undefined;
     return await new Promise<ToolResult>((resolve, reject) => {
-      const actor = createActorWithServices(sharedToolCallLogic(), services, {
-        input: { scopeKey, callKey: place.callKey, batched: false },
-      });
-      // The system's handles go when the actor does.
-      handles = liveHandlesOf(actor.system);
       handles.scopes.openAs(scopeKey, scope);
       handles.calls.openAsRun(place.callKey, call, scope.controller);
-      // The root actor always has an error subscriber: a machine failure rejects, it never crashes.
-      actor.subscribe({
-        complete: () => resolve(actor.getSnapshot().output!.result),
-        error: (error) => reject(internalFailure(call, error)),
+      // A machine failure rejects, it never crashes.
+      const stepped = createSteppedActor(sharedToolCallLogic(), {
+        parent: root,
+        system: root.system,
+        id: 'toolCall',
+        sessionId: `${root.sessionId}/toolCall`,
+        input: { scopeKey, callKey: place.callKey, batched: false },
+        done: (output) => resolve((output as ToolCallOutput).result),
+        failed: (error) => reject(internalFailure(call, error)),
       });
-      actor.start();
+      stepped.start();
     });
   } finally {
-    handles?.close(scopeKey);
+    handles.close(scopeKey);
   }
 }
 
