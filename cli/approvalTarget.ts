@@ -2,11 +2,10 @@ import type { ApprovalAnswerInput, ListedApproval, RecordedAnswer } from '../ind
 import { fileCommands, shellWord } from './approvalText.js';
 import { UsageError } from './command.js';
 
-/**
- * Where `seamchart approvals` / `approve` read and answer. A session file today; another store (a database)
- * is one more kind here and one more case in `openApprovalTarget`.
- */
-export type ApprovalTarget = { readonly kind: 'file'; readonly file: string };
+/** Where `seamchart approvals` / `approve` read and answer: a session file, or a session the worker pool runs. */
+export type ApprovalTarget =
+  | { readonly kind: 'file'; readonly file: string }
+  | { readonly kind: 'database'; readonly databaseUrl: string; readonly sessionId: string };
 
 /** What a target lists: its pending requests, and whether its last turn is suspended at all. */
 export interface ApprovalListing {
@@ -20,22 +19,90 @@ export interface ApprovalListing {
 export interface ApprovalBackend {
   /** Read only: nothing is written and no lock is taken. */
   list(now: Date): Promise<ApprovalListing>;
-  /** Records an answer while no run holds the session; refused answers throw (`ApprovalError`, `UsageError`). */
+  /** Records an answer; refused answers throw (`ApprovalError`, `UsageError`) and record nothing. */
   answer(requestId: string, answer: ApprovalAnswerInput, now: Date): Promise<RecordedAnswer>;
   /** The command that answers a request of this session (REQUEST_ID left to fill). */
   readonly approveCommand: string;
-  /** The command that continues the session once nothing is pending. */
+  /** How the session continues once nothing is pending. */
   readonly resumeCommand: string;
+  /** Said after an answer that left nothing pending. */
+  readonly whenAnswered: string;
 }
 
 /** The backend of a target. */
 export function openApprovalTarget(target: ApprovalTarget): ApprovalBackend {
-  return fileBackend(target.file);
+  return target.kind === 'file' ? fileBackend(target.file) : databaseBackend(target);
+}
+
+function databaseBackend(target: {
+  readonly databaseUrl: string;
+  readonly sessionId: string;
+}): ApprovalBackend {
+  const { databaseUrl, sessionId } = target;
+  const session = shellWord(sessionId);
+  return {
+    approveCommand: `seamchart approve --database-url URL --session ${session} REQUEST_ID [--deny] [--reason TEXT]`,
+    resumeCommand: 'nothing to run: a worker resumes the turn once every request is answered',
+    whenAnswered: 'nothing is pending: a worker resumed the turn',
+    async list(now) {
+      const { connectQueue } = await import('../index.js');
+      const queue = await databaseFailureAsUsage(() => connectQueue({ databaseUrl }));
+      try {
+        const listing = await databaseFailureAsUsage(() => queue.listApprovals(sessionId));
+        return {
+          suspended: listing.suspended,
+          approvals: listing.approvals.map((approval) => ({
+            ...approval,
+            expired:
+              approval.request.expiresAt !== undefined &&
+              Date.parse(approval.request.expiresAt) <= now.getTime(),
+          })),
+          notes: [],
+        };
+      } finally {
+        await queue.close();
+      }
+    },
+    async answer(requestId, answer) {
+      const { connectQueue } = await import('../index.js');
+      const queue = await databaseFailureAsUsage(() => connectQueue({ databaseUrl }));
+      try {
+        const result = await databaseFailureAsUsage(() =>
+          queue.resolveApproval({ sessionId, requestId, ...answer }),
+        );
+        const after = await queue.listApprovals(sessionId);
+        return {
+          resolution: result.resolution,
+          written: result.enqueued,
+          pending: after.approvals.map((approval) => approval.request),
+        };
+      } finally {
+        await queue.close();
+      }
+    },
+  };
+}
+
+/** Runs a database call, turning a refusal before anything was enqueued into CLI words (exit 2). */
+async function databaseFailureAsUsage<T>(call: () => Promise<T>): Promise<T> {
+  const { DistributedError, SessionLoadError } = await import('../index.js');
+  try {
+    return await call();
+  } catch (error) {
+    if (
+      error instanceof DistributedError ||
+      error instanceof TypeError ||
+      (error instanceof SessionLoadError && error.code === 'NOT_MIGRATED')
+    )
+      throw new UsageError(error.message);
+    throw error;
+  }
 }
 
 function fileBackend(file: string): ApprovalBackend {
   return {
     ...fileCommands(file),
+    whenAnswered: `nothing is pending: continue with ${fileCommands(file).resumeCommand}`,
     async list(now) {
       const { readJsonlLog, findSuspension, listPendingApprovals } = await import('../index.js');
       const loaded = await loadFailureAsUsage(file, () => readJsonlLog(file));

@@ -4,12 +4,38 @@ import type { ApprovalAnswerInput } from '../index.js';
 import { type ApprovalBackend, type ApprovalTarget, openApprovalTarget } from './approvalTarget.js';
 import { describeApproval, howToAnswer } from './approvalText.js';
 import { type CliCommand, type CliIO, UsageError } from './command.js';
+import { databaseUrlOf } from './databaseFlags.js';
 
-/** The session a command names: `FILE` (its first argument). */
-function parseTarget(file: string | undefined): ApprovalTarget {
-  if (file === undefined || file === '')
-    throw new UsageError('name the session file (seamchart approvals FILE)');
-  return { kind: 'file', file };
+interface TargetFlags {
+  databaseUrl?: string;
+  session?: string;
+}
+
+/**
+ * The session a command names: `FILE`, or `--session ID` of the database `--database-url` (or
+ * `$SEAMCHART_DATABASE_URL`) names; returns it with the positional arguments left after the file.
+ */
+function parseTarget(
+  args: readonly string[],
+  flags: TargetFlags,
+  io: CliIO,
+  usage: string,
+): { target: ApprovalTarget; rest: string[] } {
+  if (flags.session !== undefined || flags.databaseUrl !== undefined) {
+    if (flags.session === undefined || flags.session === '')
+      throw new UsageError(`name the session with --session ID (${usage})`);
+    return {
+      target: {
+        kind: 'database',
+        databaseUrl: databaseUrlOf(flags.databaseUrl, io.env),
+        sessionId: flags.session,
+      },
+      rest: [...args],
+    };
+  }
+  const [file, ...rest] = args;
+  if (file === undefined || file === '') throw new UsageError(`name the session file (${usage})`);
+  return { target: { kind: 'file', file }, rest };
 }
 
 /**
@@ -20,14 +46,20 @@ export const approvalsCommand: CliCommand = {
   configure(command: Command) {
     command
       .description("list a suspended session's pending tool approvals (read only)")
-      .argument('<file>', 'a session file written by seamchart run --session')
+      .argument('[file]', 'a session file written by seamchart run --session')
+      .option('--database-url <url>', 'the PostgreSQL database of a session run by `seamchart worker`')
+      .option('--session <id>', 'that session (with --database-url)')
       .option('--json', 'print each pending request as one JSON line')
-      .addHelpText('after', '\nExample:\n  seamchart approvals session.jsonl\n');
+      .addHelpText(
+        'after',
+        '\nExamples:\n  seamchart approvals session.jsonl\n  seamchart approvals --database-url postgres://localhost/app --session s1\n',
+      );
   },
   async run(command: Command, io: CliIO) {
-    const target = parseTarget(command.args[0]);
-    const { json } = command.opts<{ json?: boolean }>();
-    return listApprovals(openApprovalTarget(target), io, json === true);
+    const flags = command.opts<TargetFlags & { json?: boolean }>();
+    const { target, rest } = parseTarget(command.args, flags, io, 'seamchart approvals FILE');
+    if (rest.length > 0) throw new UsageError(`approvals: unexpected argument "${rest[0]}"`);
+    return listApprovals(openApprovalTarget(target), io, flags.json === true);
   },
 };
 
@@ -96,21 +128,31 @@ export const approveCommand: CliCommand = {
   configure(command: Command) {
     command
       .description('answer a pending tool approval of a suspended session (allow once, or --deny)')
-      .argument('<file>', 'the session file')
-      .argument('<request-id>', 'the request to answer (listed by seamchart approvals FILE)')
+      .argument('[file]', 'the session file (not with --database-url)')
+      .argument('[request-id]', 'the request to answer (listed by seamchart approvals FILE)')
+      .option('--database-url <url>', 'the PostgreSQL database of a session run by `seamchart worker`')
+      .option(
+        '--session <id>',
+        'that session: the answer goes through the queue and a worker resumes the turn',
+      )
       .option('--deny', 'reject the call (the model is told, with --reason)')
       .option('--reason <text>', 'why; shown to the model with a denial, recorded with either answer')
       .option('--by <name>', 'who answers (default: your user name)')
       .option('--args-hash <hash>', 'refuse unless the request is about these exact arguments (its argsHash)')
       .addHelpText(
         'after',
-        '\nExamples:\n  seamchart approve session.jsonl a1\n  seamchart approve session.jsonl a2 --deny --reason "not on a Friday"\n  seamchart run --resume --session session.jsonl\n',
+        '\nExamples:\n  seamchart approve session.jsonl a1\n  seamchart approve session.jsonl a2 --deny --reason "not on a Friday"\n  seamchart run --resume --session session.jsonl\n  seamchart approve --database-url postgres://localhost/app --session s1 a1\n',
       );
   },
   async run(command: Command, io: CliIO) {
-    const target = parseTarget(command.args[0]);
-    const requestId = command.args[1] as string;
-    const answer = parseAnswer(command.opts<ApproveFlags>());
+    const flags = command.opts<ApproveFlags & TargetFlags>();
+    const usage = 'seamchart approve FILE REQUEST_ID, or --database-url URL --session ID REQUEST_ID';
+    const { target, rest } = parseTarget(command.args, flags, io, usage);
+    const [requestId, ...extra] = rest;
+    if (requestId === undefined || requestId === '')
+      throw new UsageError(`name the request to answer (${usage})`);
+    if (extra.length > 0) throw new UsageError(`approve: unexpected argument "${extra[0]}"`);
+    const answer = parseAnswer(flags);
     return answerApproval(openApprovalTarget(target), requestId, answer, io);
   },
 };
@@ -145,6 +187,6 @@ async function answerApproval(
   );
   if (pending.length > 0)
     write(`still pending: ${pending.map((request) => `${request.requestId} (${request.tool})`).join(', ')}`);
-  else write(`nothing is pending: continue with ${backend.resumeCommand}`);
+  else write(backend.whenAnswered);
   return 0;
 }

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { type CliCommand, type CliIO, UsageError } from './command.js';
 import { databaseUrlOf, positiveIntegerFlag } from './databaseFlags.js';
+import { deferredApproval, durationFlag } from './runApprovals.js';
 import { type AgentFlags, addAgentFlags, loadBridges, resolveCwd, resolveModel } from './runFlags.js';
 
 interface WorkerFlags extends AgentFlags {
@@ -14,6 +15,7 @@ interface WorkerFlags extends AgentFlags {
   pollingIntervalMs?: number;
   graceMs?: number;
   approve?: 'defer' | 'no' | 'yes';
+  approveExpiresIn?: number;
 }
 
 /**
@@ -48,7 +50,12 @@ export const workerCommand: CliCommand = {
       )
       .option(
         '--approve <mode>',
-        'tool approvals: defer (answered later with `seamchart approve`), yes or no (default no)',
+        'tool approvals: defer (answered later with `seamchart approve --database-url`), yes or no (default no)',
+      )
+      .option(
+        '--approve-expires-in <duration>',
+        'with --approve defer: a request not answered within this (90s, 30m, 2h, 1d) resolves expired',
+        durationFlag,
       );
     addAgentFlags(command);
   },
@@ -56,8 +63,8 @@ export const workerCommand: CliCommand = {
     const flags = command.opts<WorkerFlags>();
     const databaseUrl = databaseUrlOf(flags.databaseUrl, io.env);
     const approve = flags.approve ?? 'no';
-    if (!['no', 'yes'].includes(approve)) {
-      throw new UsageError(`--approve expects yes or no, got "${approve}"`);
+    if (!['defer', 'no', 'yes'].includes(approve)) {
+      throw new UsageError(`--approve expects defer, yes or no, got "${approve}"`);
     }
     const cwd = await resolveCwd(flags.cwd);
     // Checked once up front, so a bad flag fails here rather than in every delivery.
@@ -96,9 +103,13 @@ export const workerCommand: CliCommand = {
             tools,
             model: await resolveModel(flags, io.env),
             cwd,
-            approval: {
-              request: async () => (approve === 'yes' ? ('allowed-once' as const) : ('rejected' as const)),
-            },
+            approval:
+              approve === 'defer'
+                ? deferredApproval(flags.approveExpiresIn)
+                : {
+                    request: async () =>
+                      approve === 'yes' ? ('allowed-once' as const) : ('rejected' as const),
+                  },
           };
         },
       });

@@ -1,4 +1,6 @@
 // The names a worker, a sender and the sweeper agree on: one queue, one workflow, one DBOS application.
+import type { CoreEventData } from '../kernel/index.js';
+import type { ApprovalErrorCode } from '../session/index.js';
 
 /** The DBOS queue of every session's messages, partitioned by session id. */
 export const SESSIONS_QUEUE = 'seamchart_sessions';
@@ -24,6 +26,7 @@ export type Delivery =
       readonly outcome: 'allowed-once' | 'rejected';
       readonly reason?: string;
       readonly by?: string;
+      readonly argsHash?: string;
     };
 
 /** What a delivery workflow returns once the session is idle or suspended again. */
@@ -34,11 +37,23 @@ export interface DeliveryOutcome {
   readonly executorId: string;
   /** Turns the session holds afterwards. */
   readonly turns: number;
+  /** For an approval answer: what the log holds for the request, or why the answer was refused at run time. */
+  readonly approval?:
+    | { readonly resolution: CoreEventData<'approval/resolved'> }
+    | { readonly refused: { readonly code: ApprovalErrorCode; readonly message: string } };
 }
 
 /** The workflow id of a message: sending one id twice to a session delivers it once. */
 export function messageWorkflowId(sessionId: string, id: string): string {
   return `${sessionId}/${id}`;
+}
+
+/**
+ * The workflow id of an answer: one per request (`#` never occurs in a message id), so answering twice
+ * delivers once.
+ */
+export function approvalWorkflowId(sessionId: string, requestId: string): string {
+  return `${sessionId}/#approval/${requestId}`;
 }
 
 const MESSAGE_ID = /^[A-Za-z0-9._:-]{1,128}$/;

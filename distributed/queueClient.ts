@@ -2,6 +2,13 @@ import { randomUUID } from 'node:crypto';
 import type { DBOSClient } from '@dbos-inc/dbos-sdk';
 import type { Pool } from 'pg';
 import { DEFAULT_SESSION_SCHEMA } from '../session/index.js';
+import {
+  listSessionApprovals,
+  type QueuedApprovalResult,
+  type ResolveQueuedApprovalInput,
+  resolveQueuedApproval,
+  type SessionApprovals,
+} from './approvals.js';
 import { requireMigrated } from './database.js';
 import { DistributedError } from './errors.js';
 import {
@@ -37,7 +44,15 @@ export interface QueueConnection {
    * The workflow id is `<sessionId>/<id>`: the same id twice to one session delivers once.
    */
   sendMessage(input: SendMessageInput): Promise<string>;
-  /** The underlying DBOS client and pool, for the approval calls and tools. */
+  /** A stored session's pending deferred approvals, read only. */
+  listApprovals(sessionId: string): Promise<SessionApprovals>;
+  /**
+   * Answers a deferred approval through the queue: checked against the stored log first (an `ApprovalError`
+   * enqueues nothing), then recorded by a worker, which resumes the turn once no request is pending; resolves
+   * when the session is idle or suspended again.
+   */
+  resolveApproval(input: ResolveQueuedApprovalInput): Promise<QueuedApprovalResult>;
+  /** The underlying DBOS client and pool, for tools. */
   readonly dbos: DBOSClient;
   readonly pool: Pool;
   readonly schema: string;
@@ -116,6 +131,12 @@ export async function connectQueue(options: QueueConnectionOptions): Promise<Que
       );
       return id;
     },
+    listApprovals(sessionId: string) {
+      return listSessionApprovals({ pool, schema }, sessionId);
+    },
+    resolveApproval(input: ResolveQueuedApprovalInput) {
+      return resolveQueuedApproval({ pool, dbos, schema }, input);
+    },
     async close() {
       await dbos.destroy().catch(() => undefined);
       await pool.end().catch(() => undefined);
@@ -133,6 +154,42 @@ export async function sendMessage(input: SendMessageInput & QueueConnectionOptio
   const queue = await connectQueue(input);
   try {
     return await queue.sendMessage(input);
+  } finally {
+    await queue.close();
+  }
+}
+
+/**
+ * Answers a deferred approval of a session run by the worker pool (connecting, waiting for the delivery,
+ * disconnecting). An unknown request, a different earlier answer or a stale `argsHash` throws `ApprovalError`
+ * and enqueues nothing; the same answer again is a no-op.
+ * @param input the database, session, request and answer
+ * @example
+ * await resolveApproval({ databaseUrl, sessionId: 's1', requestId: 'a1', outcome: 'allowed-once', by: 'ana' });
+ */
+export async function resolveApproval(
+  input: ResolveQueuedApprovalInput & QueueConnectionOptions,
+): Promise<QueuedApprovalResult> {
+  const queue = await connectQueue(input);
+  try {
+    return await queue.resolveApproval(input);
+  } finally {
+    await queue.close();
+  }
+}
+
+/**
+ * Lists a stored session's pending deferred approvals, read only (no lease is taken, nothing is written).
+ * @param input the database and session
+ * @example
+ * const { suspended, approvals } = await listApprovals({ databaseUrl, sessionId: 's1' });
+ */
+export async function listApprovals(
+  input: { sessionId: string } & QueueConnectionOptions,
+): Promise<SessionApprovals> {
+  const queue = await connectQueue(input);
+  try {
+    return await queue.listApprovals(input.sessionId);
   } finally {
     await queue.close();
   }

@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import type { Pool } from 'pg';
 import { type Agent, type AgentOptions, createAgent } from '../machines/index.js';
 import {
+  ApprovalError,
   DEFAULT_SESSION_SCHEMA,
   openPostgresStore,
   type PostgresStore,
@@ -130,7 +131,7 @@ export async function createWorker(options: WorkerOptions): Promise<Worker> {
     };
     live.add(entry);
     try {
-      deliver(agent, delivery);
+      const approval = await deliver(agent, delivery);
       await agent.whenIdle();
       // Disposed by a stop: the delivery stays pending and another worker resumes it (nothing is lost).
       if (entry.disposedByStop) return stayPending();
@@ -144,7 +145,13 @@ export async function createWorker(options: WorkerOptions): Promise<Worker> {
       const status = agent.status;
       await agent.dispose();
       settings.log(`${new Date().toISOString()} ${what} finished (${status}, ${turns} turns)`);
-      return { sessionId, status, executorId: settings.executorId, turns };
+      return {
+        sessionId,
+        status,
+        executorId: settings.executorId,
+        turns,
+        ...(approval === undefined ? {} : { approval }),
+      };
     } catch (error) {
       settings.log(`${new Date().toISOString()} ${what} failed: ${(error as Error).message}`);
       await agent.dispose().catch(() => undefined);
@@ -231,12 +238,28 @@ export async function createWorker(options: WorkerOptions): Promise<Worker> {
   });
 }
 
-function deliver(agent: Agent, delivery: Delivery): void {
+/** Hands a delivery to the session's agent: a message is followed up; an answer is recorded (it resumes the turn). */
+async function deliver(agent: Agent, delivery: Delivery): Promise<DeliveryOutcome['approval']> {
   if (delivery.kind === 'message') {
     agent.followup(delivery.content, { id: delivery.id });
-    return;
+    return undefined;
   }
-  throw new Error(`session ${delivery.sessionId}: approval deliveries need the approvals API`);
+  // A suspended session's agent starts suspended (or resumes at once when every request is answered already).
+  await agent.whenIdle();
+  const { requestId, outcome, reason, by, argsHash } = delivery;
+  try {
+    const resolution = await agent.resolveApproval(requestId, {
+      outcome,
+      ...(reason === undefined ? {} : { reason }),
+      ...(by === undefined ? {} : { by }),
+      ...(argsHash === undefined ? {} : { argsHash }),
+    });
+    return { resolution };
+  } catch (error) {
+    // A conflict found at run time is the answer's result, not the workflow's failure: the caller reports it.
+    if (error instanceof ApprovalError) return { refused: { code: error.code, message: error.message } };
+    throw error;
+  }
 }
 
 function describeDelivery(delivery: Delivery): string {

@@ -9,6 +9,7 @@ import { promisify } from 'node:util';
 const root = resolve(import.meta.dirname, '../../..');
 export const BIN = join(root, 'dist/cli/bin.js');
 const senderFile = join(root, 'test/distributed/children/sender.ts');
+const approverFile = join(root, 'test/distributed/children/approver.ts');
 const run = promisify(execFile);
 
 /** The fleet's timings: short, so the tests see deaths and resumptions within seconds. */
@@ -133,6 +134,52 @@ export function startSender(databaseUrl: string): Sender {
       await exited;
     },
   };
+}
+
+/**
+ * A Claude Code settings file (written into `folder`) whose PreToolUse hook asks about a session's Bash calls
+ * until the session's stored log holds a suspended turn, then stays silent: one suspension per session,
+ * however often a killed worker's turn is run again.
+ */
+export function askOncePerSessionSettings(folder: string, databaseUrl: string): string {
+  const hook = join(folder, 'ask-once.sh');
+  writeFileSync(
+    hook,
+    [
+      'sid=$(sed -n \'s/.*"session_id":"\\([^"]*\\)".*/\\1/p\')',
+      `asked=$(psql '${databaseUrl}' -tAc "SELECT count(*) FROM seamchart.events WHERE session_id = '$sid' AND event LIKE '%turn/suspended%'")`,
+      '[ "$asked" = "0" ] || exit 0',
+      'echo \'{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"ask","permissionDecisionReason":"a shell command needs a human"}}\'',
+      '',
+    ].join('\n'),
+  );
+  const settings = join(folder, 'ask-once.json');
+  writeFileSync(
+    settings,
+    JSON.stringify({
+      hooks: { PreToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: `sh ${hook}` }] }] },
+    }),
+  );
+  return settings;
+}
+
+export interface Approver {
+  /** Every stdout line so far ("ANSWERED <session> <request> <outcome>", "ERR …", "DONE"). */
+  readonly lines: string[];
+  readonly child: ChildProcess;
+  readonly exited: Promise<number | null>;
+}
+
+/** A separate process that answers each session's deferred approval (at random) once it appears. */
+export function startApprover(databaseUrl: string, sessions: readonly string[]): Approver {
+  const child = spawn(process.execPath, ['--import', 'tsx', approverFile, databaseUrl, ...sessions], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const lines: string[] = [];
+  createInterface({ input: child.stdout! }).on('line', (line) => lines.push(line));
+  const exited = new Promise<number | null>((done) => child.once('exit', (code) => done(code)));
+  return { lines, child, exited };
 }
 
 /** Runs `seamchart <args>` to its end. */
