@@ -22,7 +22,6 @@ export const toolCallMachine = toolCallSetup.createMachine({
     callId: '',
     name: '',
     hasFinalizer: false,
-    preparable: false,
     seamsPresent: {
       'tools/prepare': false,
       'tools/pre-execute': false,
@@ -34,6 +33,7 @@ export const toolCallMachine = toolCallSetup.createMachine({
     aborted: false,
     graceOver: false,
     prepared: false,
+    recorded: false,
     skipPost: false,
     result: null,
     approval: {
@@ -52,6 +52,7 @@ export const toolCallMachine = toolCallSetup.createMachine({
   on: {
     ABORT: { guard: 'isLive', actions: ['markAborted', 'startCancelGrace', 'abortCall'] },
     CANCEL_GRACE_OVER: { actions: 'markGraceOver' },
+    RECORDED: { actions: 'markRecorded' },
   },
   initial: 'preparing',
   states: {
@@ -322,12 +323,29 @@ export const toolCallMachine = toolCallSetup.createMachine({
         reporting: {
           always: [
             {
+              guard: 'awaitsRecord',
+              target: 'recording',
+              actions: ['markPrepared', { type: 'reportToBatch', params: { report: 'PREPARED' } }],
+            },
+            {
               guard: 'isBatched',
               target: 'running',
               actions: ['markPrepared', { type: 'reportToBatch', params: { report: 'PREPARED' } }],
             },
             { target: 'running', actions: 'markPrepared' },
           ],
+        },
+        // Write-ahead: a batched call's body starts only once its `tool/call` is in the log; aborted
+        // before that, nothing is dispatched.
+        recording: {
+          on: {
+            RECORDED: { target: 'running', actions: 'markRecorded' },
+            ABORT: {
+              guard: 'isLive',
+              target: '#toolCall.settled',
+              actions: ['markAborted', 'startCancelGrace', 'abortCall', 'settleAbortedBeforeDispatch'],
+            },
+          },
         },
         running: {
           entry: { type: 'startPhase', params: { phase: 'dispatch' } },

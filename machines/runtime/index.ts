@@ -21,6 +21,7 @@ export type { ToolMachineServices, TurnMachineServices } from './services.js';
 export { createSteppedActor } from './steppedActor.js';
 export {
   createActorWithServices,
+  createStepHost,
   fixedServices,
   once,
   type ServicesResolver,

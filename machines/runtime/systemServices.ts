@@ -1,4 +1,11 @@
-import { type Actor, type ActorOptions, type ActorSystem, type AnyActorLogic, createActor } from 'xstate';
+import {
+  type Actor,
+  type ActorOptions,
+  type ActorSystem,
+  type AnyActorLogic,
+  createActor,
+  fromTransition,
+} from 'xstate';
 import { registerInspector } from './inspection.js';
 
 /** The actor system every action, guard, delay and actor creator receives in its args. */
@@ -56,6 +63,22 @@ export function createActorWithServices<TLogic extends AnyActorLogic>(
   const actor = createActor(logic, { ...options, systemId: rootSystemId, input } as never) as Actor<TLogic>;
   registerInspector(actor.system, actor.sessionId, options.inspect);
   return actor;
+}
+
+// The root of a system whose machines the engine steps: it never starts, it only holds their services.
+const stepHostLogic = fromTransition((state: null) => state, null);
+
+/**
+ * An unstarted root that gives machines the engine steps (`createSteppedActor`) a system of their own,
+ * with `services` (and `inspect`, the system's inspection channel); no actor runs.
+ * @param services what the stepped machines use
+ * @param inspect the inspection observer of that system, if any
+ */
+export function createStepHost(
+  services: object,
+  inspect?: ActorOptions<AnyActorLogic>['inspect'],
+): Actor<typeof stepHostLogic> {
+  return createActorWithServices(stepHostLogic, services, inspect === undefined ? {} : { inspect });
 }
 
 /**

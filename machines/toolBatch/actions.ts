@@ -233,13 +233,16 @@ export function createToolBatchActions(
         calls.close(callKeyOf(context, index));
       }
     }),
+    // Then tells the call its `tool/call` is in the log (or was already, for a resumed call): its body may start.
     recordPreparedInput: guarded<{ report: unknown }>('Recording tool/call', (args, params) => {
       const { type: _type, callId: _callId, ...record } = params.report as PreparedInputReport;
       const index = callIndexOf(args.context, params.report);
-      if (index !== null) recordCall(args, index, record);
+      if (index === null) return;
+      recordCall(args, index, record);
+      steppedOf(args, index)?.send({ type: 'RECORDED' });
     }),
-    // Never throws: a classification that fails is `classify.error` (the call then starts exclusive). The
-    // outcome comes back a microtask later, as a promise's would: an ABORT already on its way arrives first.
+    // Never throws: a classification that fails is `classify.error` (the call then starts exclusive); the
+    // outcome is the batch's next event, after this step.
     classifyNext: ({ context, self, system }: EffectArgs): void => {
       const index = context.started;
       let event: ToolBatchEvent;
@@ -260,7 +263,7 @@ export function createToolBatchActions(
       } catch (error) {
         event = { type: 'classify.error', index, error };
       }
-      queueMicrotask(() => sendToLive(self, event));
+      sendToLive(self, event);
     },
     startCall: guarded('Opening a tool call', (args) => {
       const { context } = args;

@@ -67,8 +67,7 @@ export function createToolCallActions(servicesOf: ServicesResolver<ToolMachineSe
       signal.addEventListener('abort', onAbort, { once: true });
       handles.unwatch = () => signal.removeEventListener('abort', onAbort);
     },
-    // A synchronous phase runs now (never a throw); its outcome comes back a microtask later, as a
-    // promise's would, so what was already on its way (an ABORT right after the start) arrives first.
+    // A synchronous phase runs now (never a throw); its outcome is the call's next event, after this step.
     runPhase: ({ context, system, self }: Args, params: { phase: SyncToolPhase }): void => {
       let event: ToolPhaseEvent;
       try {
@@ -83,7 +82,7 @@ export function createToolCallActions(servicesOf: ServicesResolver<ToolMachineSe
       } catch (error) {
         event = { type: `${params.phase}.error`, error };
       }
-      queueMicrotask(() => sendToLive(self, event));
+      sendToLive(self, event);
     },
     // An asynchronous phase starts now with the call's phase signal; only the current phase's outcome is
     // sent back (a phase left or stopped in the meantime is stale: its controller was aborted and dropped).

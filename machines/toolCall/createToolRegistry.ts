@@ -4,15 +4,11 @@ import type { ApprovalChannel, Seams } from '../../seams/index.js';
 import type { ExecuteOptions, ToolCallRequest, ToolRegistry } from '../../tools/index.js';
 import { createToolRegistryCore } from '../../tools/index.js';
 import type { RunScope, ToolMachineServices } from '../runtime/index.js';
-import {
-  createActorWithServices,
-  createLiveHandles,
-  type LiveHandles,
-  liveHandlesOf,
-} from '../runtime/index.js';
+import { createLiveHandles, createStepHost, createSteppedActor, liveHandlesOf } from '../runtime/index.js';
 import { runStandaloneDirect, takesDirectPath } from './direct.js';
 import { sharedToolCallLogic } from './logic.js';
 import type { CallPlace } from './phases.js';
+import type { ToolCallOutput } from './types.js';
 
 const DEFAULT_CANCEL_GRACE_MS = 5_000;
 
@@ -82,34 +78,35 @@ async function executeDirect(
   }
 }
 
-/** One root actor per call; its services are registered for its system (the logic is shared). */
+/**
+ * The call's chart, stepped by the engine (no actor) in a system of its own whose root holds its
+ * services; its handles go with it.
+ */
 async function executeStepped(
   services: ToolMachineServices,
   scope: RunScope,
   call: CallRequest,
 ): Promise<ToolResult> {
-  let handles: LiveHandles | undefined;
+  const root = createStepHost(services);
+  const handles = liveHandlesOf(root.system);
   try {
-    // A call made from a tool body starts after the outer call's step, not inside its action: XState's
-    // development build warns when a machine's initial state is built inside another machine's action.
-    await undefined;
     return await new Promise<ToolResult>((resolve, reject) => {
-      const actor = createActorWithServices(sharedToolCallLogic(), services, {
-        input: { scopeKey, callKey: place.callKey, batched: false },
-      });
-      // The system's handles go when the actor does.
-      handles = liveHandlesOf(actor.system);
       handles.scopes.openAs(scopeKey, scope);
       handles.calls.openAsRun(place.callKey, call, scope.controller);
-      // The root actor always has an error subscriber: a machine failure rejects, it never crashes.
-      actor.subscribe({
-        complete: () => resolve(actor.getSnapshot().output!.result),
-        error: (error) => reject(internalFailure(call, error)),
+      // A machine failure rejects, it never crashes.
+      const stepped = createSteppedActor(sharedToolCallLogic(), {
+        parent: root,
+        system: root.system,
+        id: 'toolCall',
+        sessionId: `${root.sessionId}/toolCall`,
+        input: { scopeKey, callKey: place.callKey, batched: false },
+        done: (output) => resolve((output as ToolCallOutput).result),
+        failed: (error) => reject(internalFailure(call, error)),
       });
-      actor.start();
+      stepped.start();
     });
   } finally {
-    handles?.close(scopeKey);
+    handles.close(scopeKey);
   }
 }
 

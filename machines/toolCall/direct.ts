@@ -91,6 +91,8 @@ function createDirectCall(): DirectCall {
     const { exec } = handles.sealed!;
     const { seams } = liveHandles.scopes.get(place.scopeKey);
     reportDefaultDecision(services, place, exec, 'tools/pre-execute', seams);
+    // Nothing is dispatched once the call is aborted (a cancel from a `tool/call` listener), as `dispatching.recording` says.
+    if (handles.controller.signal.aborted) return { result: createAbortedBeforeDispatch(), skipPost: true };
     const { result, contexts } = await phases.async.dispatch({
       handles: liveHandles,
       services,
@@ -151,17 +153,13 @@ export const directCall: DirectCall = createDirectCall();
 
 /**
  * Runs a standalone call (`tools.execute`, no decision listener) on the direct path to its result,
- * as the chart runs it: read and sealed now, the read's outcome taken a microtask later (when the
- * chart receives `detach.done`), so an abort already on its way settles it before dispatch with no
- * default reported, as the chart's `checking` → `sealing` route does; then the body, then finish.
+ * as the chart runs it: read and sealed (an abort before the read settles it before dispatch with no
+ * default reported), then the body, then finish.
  * @param runtime the call's own live handles (its scope and call opened) and services
  * @param place where the call is in those handles
  */
 export async function runStandaloneDirect(runtime: CallRuntime, place: CallPlace): Promise<ToolResult> {
-  let sealed = directCall.seal(runtime, place);
-  await undefined;
-  if (sealed.runs && runtime.handles.calls.get(place.callKey).controller.signal.aborted)
-    sealed = skipped(createAbortedBeforeDispatch());
+  const sealed = directCall.seal(runtime, place);
   return directCall.finish(runtime, place, await directCall.run(runtime, place, sealed, true));
 }
 

@@ -43,7 +43,7 @@ const context = {
 
 /**
  * Synthetic events for `xstate/graph` traversal of `toolCallMachine`: a `<phase>.done`/`<phase>.error`
- * event for every outcome of every phase, `CANCEL_GRACE_OVER`, and `COMMIT`/`ABORT`. Outputs are plain objects.
+ * event for every outcome of every phase, `CANCEL_GRACE_OVER`, and `RECORDED`/`COMMIT`/`ABORT`. Outputs are plain objects.
  */
 export const graphEvents: readonly AnyEventObject[] = [
   ...seamConfigurations.map((present) => done<DetachOutput>('detach', detached(present))),
@@ -97,6 +97,7 @@ export const graphEvents: readonly AnyEventObject[] = [
   fail('postExecute', 'Listener "p" on seam "tools/post-execute" threw: boom'),
   done<FinalizeOutput>('finalize', { result: success }),
   fail('finalize', 'finalizeContent of tool "echo" threw: boom'),
+  { type: 'RECORDED' },
   { type: 'COMMIT' },
   { type: 'ABORT' },
 ];

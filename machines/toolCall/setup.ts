@@ -91,6 +91,7 @@ export const toolCallSetup = setup({
     startCancelGrace: raise({ type: 'CANCEL_GRACE_OVER' }, { id: 'cancelGrace', delay: 'cancelGrace' }),
     markGraceOver: assign({ graceOver: true }),
     markPrepared: assign({ prepared: true }),
+    markRecorded: assign({ recorded: true }),
     recordDetach: assign(({ event }) => {
       const output = outputOf<DetachOutput>(event);
       return {
@@ -98,7 +99,6 @@ export const toolCallSetup = setup({
         name: output.name,
         hasFinalizer: output.hasFinalizer,
         seamsPresent: output.seamsPresent,
-        preparable: output.preparable,
       };
     }),
     settleInvalidArgs: assign(({ event }) => ({
@@ -232,6 +232,8 @@ export const toolCallSetup = setup({
     guardDenied: ({ event }) => outputOf<GuardsOutput>(event).denied !== null,
     isStandalone: ({ context }) => !context.batched,
     isBatched: ({ context }) => context.batched,
+    // Under a batch, its `tool/call` is not in the log yet (the batch says RECORDED).
+    awaitsRecord: ({ context }) => context.batched && !context.recorded,
     // An earlier call of the batch is parked: nothing behind it is dispatched before the turn resumes.
     dispatchHeld: ({ context }) => context.approval.holdDispatch,
     resumesAs: ({ context }, params: { as: 'parked' | 'held' }) => context.approval.resume?.as === params.as,

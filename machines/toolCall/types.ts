@@ -87,13 +87,13 @@ export interface ToolCallContext {
   readonly name: string;
   readonly hasFinalizer: boolean;
   readonly seamsPresent: ToolSeamsPresent;
-  /** A known tool whose arguments parse as a JSON object: `tools/prepare` may rewrite them. */
-  readonly preparable: boolean;
   readonly aborted: boolean;
   /** `cancelGrace` has passed since the first abort: a review still running (or not started) is abandoned. */
   readonly graceOver: boolean;
   /** `PREPARED` was reported (the policy lane is free again). */
   readonly prepared: boolean;
+  /** Under a batch: its `tool/call` is in the log (`RECORDED`), so its body may start. */
+  readonly recorded: boolean;
   /** A pipeline error or an abort before dispatch: post-execute does not run. */
   readonly skipPost: boolean;
   /** The candidate result (without contexts until `finalizing` assembles them). */
@@ -135,6 +135,8 @@ export type ToolPhaseEvent = {
 /** `CANCEL_GRACE_OVER` is raised by the call itself `cancelGrace` after its first `ABORT`. */
 export type ToolCallEvent =
   | { type: 'COMMIT' }
+  // From the batch, once the call's `tool/call` is in the log.
+  | { type: 'RECORDED' }
   | { type: 'ABORT' }
   | { type: 'CANCEL_GRACE_OVER' }
   | ToolPhaseEvent;

@@ -46,14 +46,14 @@ const eventsFor = (present: Readonly<Record<string, boolean>>) =>
 // would otherwise make its own graph node and multiply the paths (1,551 → the count printed below)
 // without reaching a new transition.
 const serializeState = (snapshot: AnyMachineSnapshot): string => {
-  const { seamsPresent, preparable, aborted, prepared, skipPost, hasFinalizer, result } =
+  const { seamsPresent, aborted, prepared, recorded, skipPost, hasFinalizer, result } =
     snapshot.context as ToolCallContext;
   return JSON.stringify({
     value: snapshot.value,
     seamsPresent,
-    preparable,
     aborted,
     prepared,
+    recorded,
     skipPost,
     hasFinalizer,
     hasResult: result !== null,

@@ -193,6 +193,11 @@ export const unreachable: readonly { what: string; why: string; coveredBy: strin
     coveredBy: 'G01 toolBatch: shortest paths over every batch configuration',
   },
   {
+    what: 'toolBatch.placing —always→ #2',
+    why: 'a stepped call settling while the next call is classified: only one that settles at its start (no listener chain or body to wait for), and every one in the proof waits for one',
+    coveredBy: 'G01 toolBatch: shortest paths over every batch configuration',
+  },
+  {
     what: 'toolBatch.committing —call.error→ #0',
     why: "a stepped call's machine dying (internal)",
     coveredBy: 'G01 toolBatch: shortest paths over every batch configuration',

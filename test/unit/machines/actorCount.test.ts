@@ -200,7 +200,7 @@ describe('F01 tool machines: no phase of a call is an actor', () => {
     }
   });
 
-  it('F01 tools.execute with no decision listener runs no actor; with listeners, one', async () => {
+  it('F01 tools.execute runs no actor, with decision listeners or without (the engine steps the chart)', async () => {
     const actorsOf = async (listen: (seams: Seams) => void) => {
       const seams = createSeams();
       listen(seams);
@@ -222,9 +222,9 @@ describe('F01 tool machines: no phase of a call is an actor', () => {
     };
     expect(await actorsOf(() => {})).toBe(0);
     expect(await actorsOf(observersOnly)).toBe(0);
-    // Before: one root actor per call whatever the listeners.
-    expect(await actorsOf(listenOnEveryToolSeam)).toBe(1);
-    expect(await actorsOf((seams) => void seams.on('tools/execute', (exec, next) => next(exec)))).toBe(1);
+    // Before: one root actor per call whatever the listeners; then one only with decision listeners.
+    expect(await actorsOf(listenOnEveryToolSeam)).toBe(0);
+    expect(await actorsOf((seams) => void seams.on('tools/execute', (exec, next) => next(exec)))).toBe(0);
   });
 
   it('F01 a standalone call with no listener goes from its read straight to its body, and on to finalize', async () => {

@@ -253,9 +253,88 @@ describe('a cancel from a listener on the tool/call record', () => {
       { seam: 'tools/pre-execute', decidedBy: 'default' },
       { seam: 'tools/post-execute', decidedBy: 'default' },
     ]);
+    // The call is recorded and started in the step the model's answer began: the turn takes the cancel
+    // after that step, so the started body is aborted (on both paths alike).
     expect(direct.log.find((event) => event.type === 'tool/result')?.data).toMatchObject({
       callId: 'c1',
-      error: { code: 'ABORTED_BEFORE_DISPATCH' },
+      error: { code: 'ABORTED' },
     });
+  });
+
+  it('recorded after a tools/prepare fold, the cancel lands before the body: nothing is dispatched', async () => {
+    let ran = 0;
+    const counted = defineTool({
+      name: 'counted',
+      description: 'counts its runs',
+      parameters: z.object({}),
+      execute: () => {
+        ran++;
+        return 'ran';
+      },
+    });
+    const test = createTestAgent({
+      tools: [counted],
+      script: [{ toolCalls: [call('c1', 'counted')] }, { text: 'never asked' }],
+      plugins: [
+        {
+          name: 'canceller',
+          apply: (seams) => {
+            seams.on('tools/prepare', () => ({ kind: 'keep' }));
+            seams.on('session/event', ({ event }) => {
+              if (event.type === 'tool/call') test.agent.cancel();
+            });
+          },
+        },
+      ],
+    });
+    test.agent.followup('go');
+    await test.agent.whenIdle();
+    await test.agent.dispose();
+    test.expectInvariants();
+    const result = test.agent.log.events.find((event) => event.type === 'tool/result');
+    expect(result?.data).toMatchObject({ callId: 'c1', error: { code: 'ABORTED_BEFORE_DISPATCH' } });
+    expect(ran).toBe(0);
+  });
+});
+
+describe('write-ahead: a body starts only once its tool/call is in the log', () => {
+  it('on both paths, for every call of a parallel batch', async () => {
+    for (const path of ['direct', 'stepped'] as const) {
+      const seen: boolean[] = [];
+      const test = createTestAgent({
+        tools: [
+          defineTool({
+            name: 'peek',
+            description: 'looks for its own tool/call',
+            parameters: z.object({}),
+            concurrency: 'parallel',
+            execute: (_args, exec) => {
+              seen.push(
+                test.agent.log.events.some(
+                  (event) =>
+                    event.type === 'tool/call' && (event.data as { callId: string }).callId === exec.callId,
+                ),
+              );
+              return 'ok';
+            },
+          }),
+        ],
+        script: [{ toolCalls: [call('c1', 'peek'), call('c2', 'peek')] }, { text: 'done' }],
+        plugins:
+          path === 'stepped'
+            ? [
+                {
+                  name: 'around',
+                  apply: (seams) => void seams.on('tools/execute', (exec, next) => next(exec)),
+                },
+              ]
+            : [],
+      });
+      test.agent.followup('go');
+      await test.agent.whenIdle();
+      await test.agent.dispose();
+      test.expectInvariants();
+      expect(seen).toEqual([true, true]);
+    }
   });
 });

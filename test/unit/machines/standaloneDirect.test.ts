@@ -166,8 +166,9 @@ async function executeOn(path: Path, request: ToolCallRequest, run: Run = {}) {
 async function expectSamePaths(request: ToolCallRequest, run?: Run) {
   const direct = await executeOn('direct', request, run);
   const stepped = await executeOn('stepped', request, run);
+  // Neither path runs an actor: the chart of the stepped path is stepped by the engine.
   expect(direct.actors).toBe(0);
-  expect(stepped.actors).toBe(1);
+  expect(stepped.actors).toBe(0);
   expect(direct.json).toBe(stepped.json);
   expect(direct.result).toEqual(stepped.result);
   expect(Object.isFrozen(direct.result)).toBe(true);
@@ -241,21 +242,35 @@ describe('a standalone call with no decision listener returns what the stepped c
     expect(approval.request).not.toHaveBeenCalled();
   });
 
-  it('a signal aborted before the call, or right after it, settles before dispatch with no default decided', async () => {
+  it('a signal aborted before the call settles before dispatch with no default decided', async () => {
     const before = await expectSamePaths(
       { name: 'stubborn', arguments: {} },
       { options: { signal: AbortSignal.abort() } },
     );
     expect(before.result).toMatchObject({ error: { code: 'ABORTED_BEFORE_DISPATCH' } });
     expect(before.decided).toEqual([]);
-    // Aborted while the request is read: the read's outcome arrives after the abort on both paths.
-    let ran = 0;
-    bodyStarted = () => void ran++;
-    const after = await expectSamePaths({ name: 'stubborn', arguments: {} }, { abort: 'right-after-call' });
-    expect(after.result).toMatchObject({ error: { code: 'ABORTED_BEFORE_DISPATCH' } });
-    expect(after.decided).toEqual([]);
-    expect(after.observed).toHaveLength(1);
-    expect(ran).toBe(0);
+  });
+
+  it('a signal aborted right after the call lands where the call first waits: its body, or a listener before it', async () => {
+    // A call runs synchronously up to its first wait: with no listener that is its body (started, then cut
+    // off by the grace: 'did not stop'); with a pre-execute listener it is that listener's decision.
+    const direct = await executeOn(
+      'direct',
+      { name: 'stubborn', arguments: {} },
+      { abort: 'right-after-call' },
+    );
+    expect(direct.result).toMatchObject({ error: { code: 'ABORTED', note: 'did not stop' } });
+    expect(direct.decided).toEqual(defaults('call-1'));
+    const stepped = await executeOn(
+      'stepped',
+      { name: 'stubborn', arguments: {} },
+      { abort: 'right-after-call' },
+    );
+    expect(stepped.result).toMatchObject({ error: { code: 'ABORTED_BEFORE_DISPATCH' } });
+    expect(stepped.decided).toEqual([
+      { seam: 'tools/pre-execute', callId: 'call-1', decidedBy: 'default', decision: { kind: 'allow' } },
+    ]);
+    expect(stepped.observed).toHaveLength(1);
   });
 
   it('a cancel mid-body: a body that stops is ABORTED, one that ignores it is cut off by the grace', async () => {

@@ -30,6 +30,8 @@ export interface RunOptions {
   cancelGraceMs?: number;
   /** The log the batch appends to (e.g. one that refuses an append); the harness log by default. */
   batchLog?: SessionLog;
+  /** The run's signal is aborted before the batch starts (a turn cancelled as its tools were about to run). */
+  abortedBeforeStart?: boolean;
 }
 
 export interface BatchHarness {
@@ -126,6 +128,7 @@ export function createBatchHarness(): BatchHarness {
         error: reject,
       });
     });
+    if (options.abortedBeforeStart) controller.abort();
     actor.start();
     return {
       finished,

@@ -15,8 +15,8 @@ describe('toolBatch edges', () => {
     const pre = vi.fn((_exec, next) => next());
     harness.seams.on('tools/pre-execute', pre);
     harness.tools.register(defineTool({ name: 't', description: 'x', parameters, execute: () => 'ran' }));
-    const run = harness.run([toolCall('c1', 't'), toolCall('c2', 't')]);
-    run.abort();
+    // The batch's first call starts as the batch does: only an abort before the start comes before any call.
+    const run = harness.run([toolCall('c1', 't'), toolCall('c2', 't')], { abortedBeforeStart: true });
     const { output, contexts } = await run.finished;
     expect(output).toEqual({ aborted: true });
     expect(contexts).toEqual([]);

@@ -30,7 +30,7 @@ const underscoreMember =
   /(?:\.|\?\.)_[A-Za-z]\w*|\{\s*(?:readonly\s+)?_[A-Za-z]\w*\??\s*:|^\s*(?:readonly\s+)?_[A-Za-z]\w*\??\s*:/;
 const patchedLogic = /\.(?:transition|provide)\s*=[^=]/;
 const timingImitation =
-  /\bqueueMicrotask\s*\(|\bawait\s+(?:undefined|null|void\s+0|Promise\.resolve\(\s*\))\s*;?/;
+  /\bqueueMicrotask\s*\(|\bawait\s+(?:(?:undefined|null|void\s+0)\b|Promise\.resolve\(\s*\))/;
 const topLevelLet = /^(?:export\s+)?let\s/;
 const topLevelCollection =
   /^(?:export\s+)?const\s+(\w+)\s*(?::[^=]+)?=\s*(new\s+(?:Map|Set|WeakMap|WeakSet)\b|\[\s*\]|\{\s*\})/;
