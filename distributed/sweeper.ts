@@ -72,14 +72,31 @@ async function beat(options: HeartbeatOptions): Promise<void> {
   );
 }
 
+/**
+ * How long the sweeper's connection may sit idle while it holds the lock: a sweeper paused mid-sweep (SIGSTOP,
+ * a frozen VM) loses its connection, and with it the lock, so it cannot stop the fleet's recovery.
+ */
+function lockIdleLimitMs(options: HeartbeatOptions): number {
+  return Math.max(options.deadAfterMs * 2, 10_000);
+}
+
 async function sweep(options: HeartbeatOptions): Promise<void> {
   const { pool, schema } = options;
   const client = await pool.connect();
+  let broken: Error | undefined;
+  // The server ends a paused sweeper's connection: heard here (a checked-out client's error has no other ear).
+  const onLost = (error: Error): void => {
+    broken = error;
+  };
+  client.on('error', onLost);
   try {
+    await client.query(`SET idle_session_timeout = ${lockIdleLimitMs(options)}`);
     const locked = await client.query<{ locked: boolean }>(
       "SELECT pg_try_advisory_lock(hashtext('seamchart sweeper'), 0) AS locked",
     );
     if (locked.rows[0]?.locked !== true) return;
+    // Still the one sweeper: a paused sweeper whose connection the server ended must stop resuming.
+    const stillHolding = () => client.query('SELECT 1');
     try {
       const dead = await client.query<{ executor_id: string; heartbeat_at: Date }>(
         `SELECT executor_id, heartbeat_at FROM ${schema}.workers
@@ -88,7 +105,10 @@ async function sweep(options: HeartbeatOptions): Promise<void> {
       );
       for (const row of dead.rows) {
         const pending = await options.workflows.listPending(row.executor_id);
-        for (const workflowId of pending) await options.workflows.resume(workflowId, SESSIONS_QUEUE);
+        for (const workflowId of pending) {
+          await stillHolding();
+          await options.workflows.resume(workflowId, SESSIONS_QUEUE);
+        }
         // Only while still dead: a worker that beat again meanwhile (a paused one, continued) keeps its row.
         await client.query(
           `DELETE FROM ${schema}.workers
@@ -104,7 +124,13 @@ async function sweep(options: HeartbeatOptions): Promise<void> {
     } finally {
       await client.query("SELECT pg_advisory_unlock(hashtext('seamchart sweeper'), 0)");
     }
+  } catch (error) {
+    broken = error as Error;
+    throw error;
   } finally {
-    client.release();
+    // A connection the server ended is destroyed; a healthy one goes back without the idle limit.
+    if (broken === undefined) await client.query('RESET idle_session_timeout').catch(() => undefined);
+    client.off('error', onLost);
+    client.release(broken);
   }
 }
