@@ -1,18 +1,13 @@
 import { type ActorSystem, type AnyActorRef, enqueueActions } from 'xstate';
 import type { ToolCallBlock, ToolDecidedBy, ToolResult } from '../../kernel/index.js';
 import { describeThrown } from '../../kernel/index.js';
+import type { SessionLog } from '../../session/index.js';
 import { hashArguments, nextRequestId } from '../../session/index.js';
-import type { SessionLog } from '../../session/types.js';
 import { createFailureResult, describeToolCallRecord, type ToolCallRecord } from '../../tools/index.js';
-import { liveHandlesOf } from '../runtime/liveHandles.js';
-import { sendToLive } from '../runtime/sendToLiveChild.js';
-import type { ToolMachineServices } from '../runtime/services.js';
-import { createSteppedActor } from '../runtime/steppedActor.js';
-import type { ServicesResolver } from '../runtime/systemServices.js';
-import { directCall as direct, takesDirectPath } from '../toolCall/direct.js';
-import type { CallRuntime } from '../toolCall/phases.js';
-import { createAbortedBeforeDispatch } from '../toolCall/rules.js';
-import type { ParkedRequest, ToolCallReport, ToolCallResume } from '../toolCall/types.js';
+import type { ServicesResolver, ToolMachineServices } from '../runtime/index.js';
+import { createSteppedActor, liveHandlesOf, sendToLive } from '../runtime/index.js';
+import type { CallRuntime, ParkedRequest, ToolCallReport, ToolCallResume } from '../toolCall/index.js';
+import { createAbortedBeforeDispatch, directCall as direct, takesDirectPath } from '../toolCall/index.js';
 import type { toolCallMachine } from '../toolCall.js';
 import { classifyCall } from './actors.js';
 import { callIndexOf, callKeyOf, holdsDispatch } from './rules.js';
@@ -332,7 +327,7 @@ export function createToolBatchActions(
         });
       }
     }),
-    // A call that died gets nothing (decision 32): its `call.error` commits it.
+    // A call that died gets nothing (decision 14): its `call.error` commits it.
     commitSteppedCall: guarded('Committing a tool call', (args) =>
       steppedOf(args, args.context.cursor)?.send({ type: 'COMMIT' }),
     ),
@@ -387,7 +382,7 @@ export function createToolBatchActions(
     abortStartedCalls: guarded('Aborting started calls', (args) => {
       const { context, system } = args;
       const { calls } = liveHandlesOf(system);
-      // Only calls still running (decision 32): a call that died gets nothing.
+      // Only calls still running (decision 14): a call that died gets nothing.
       for (let index = context.cursor; index < context.started; index++) {
         const key = callKeyOf(context, index);
         // A direct call has no machine: its own controller is its abort (the body's signal).

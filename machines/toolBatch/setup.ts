@@ -1,6 +1,6 @@
 import { assign, fromCallback, setup } from 'xstate';
 import { describeThrown } from '../../kernel/index.js';
-import type { DirectSettlement } from '../toolCall/direct.js';
+import type { DirectSettlement } from '../toolCall/index.js';
 import {
   callIndexOf,
   canCommitCursor,

@@ -1,7 +1,7 @@
 import type { ToolResult } from '../../kernel/index.js';
-import type { SeamSet } from '../../seams/types.js';
+import type { SeamSet } from '../../seams/index.js';
 import { createFailureResult, sealToolCall, withContexts } from '../../tools/index.js';
-import type { CallHandles } from '../runtime/callTable.js';
+import type { CallHandles } from '../runtime/index.js';
 import { notifyToolResult, reportDefaultDecision } from './notices.js';
 import {
   type CallPlace,
