@@ -3,12 +3,11 @@ import { describeReceived } from '../../kernel/index.js';
 import type { ApprovalChannel, Seams } from '../../seams/types.js';
 import { createToolRegistryCore } from '../../tools/index.js';
 import type { ExecuteOptions, ToolCallRequest, ToolRegistry } from '../../tools/types.js';
-import { createLiveHandles, liveHandlesOf } from '../runtime/liveHandles.js';
+import { liveHandlesOf } from '../runtime/liveHandles.js';
 import type { RunScope } from '../runtime/scopeTable.js';
 import type { ToolMachineServices } from '../runtime/services.js';
 import { createSteppedActor } from '../runtime/steppedActor.js';
 import { createStepHost } from '../runtime/systemServices.js';
-import { runStandaloneDirect, takesDirectPath } from './direct.js';
 import { sharedToolCallLogic } from './logic.js';
 import type { CallPlace } from './phases.js';
 import type { ToolCallOutput } from './types.js';
@@ -47,9 +46,7 @@ export function createToolRegistry(): ToolRegistry {
     if (call.agent) scope.agent = call.agent;
     if (options.approval) scope.approval = options.approval;
     try {
-      return await (takesDirectPath(seams)
-        ? executeDirect(services, scope, call)
-        : executeStepped(services, scope, call));
+      return await executeStepped(services, scope, call);
     } finally {
       signal?.removeEventListener('abort', onAbort);
     }
@@ -62,24 +59,6 @@ export function createToolRegistry(): ToolRegistry {
 // before anything runs, and closed with them when it is done.
 const scopeKey = 'tools.execute';
 const place: CallPlace = { scopeKey, callKey: `${scopeKey}/call`, turn: null, step: null };
-
-/** No decision listener: the call runs on the direct path, with no actor, in handles of its own. */
-async function executeDirect(
-  services: ToolMachineServices,
-  scope: RunScope,
-  call: CallRequest,
-): Promise<ToolResult> {
-  const handles = createLiveHandles();
-  try {
-    handles.scopes.openAs(scopeKey, scope);
-    handles.calls.openAsRun(place.callKey, call, scope.controller);
-    return await runStandaloneDirect({ handles, services }, place);
-  } catch (error) {
-    throw internalFailure(call, error);
-  } finally {
-    handles.close(scopeKey);
-  }
-}
 
 /**
  * The call's chart, stepped by the engine (no actor) in a system of its own whose root holds its
