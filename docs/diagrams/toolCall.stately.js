@@ -18,6 +18,9 @@ const toolCallMachine = createMachine({
     },
     "CANCEL_GRACE_OVER": {
       "actions": "markGraceOver"
+    },
+    "RECORDED": {
+      "actions": "markRecorded"
     }
   },
   "initial": "preparing",
@@ -533,6 +536,19 @@ const toolCallMachine = createMachine({
         "reporting": {
           "always": [
             {
+              "guard": "awaitsRecord",
+              "target": "recording",
+              "actions": [
+                "markPrepared",
+                {
+                  "type": "reportToBatch",
+                  "params": {
+                    "report": "PREPARED"
+                  }
+                }
+              ]
+            },
+            {
               "guard": "isBatched",
               "target": "running",
               "actions": [
@@ -550,6 +566,24 @@ const toolCallMachine = createMachine({
               "actions": "markPrepared"
             }
           ]
+        },
+        "recording": {
+          "on": {
+            "RECORDED": {
+              "target": "running",
+              "actions": "markRecorded"
+            },
+            "ABORT": {
+              "guard": "isLive",
+              "target": "#toolCall.settled",
+              "actions": [
+                "markAborted",
+                "startCancelGrace",
+                "abortCall",
+                "settleAbortedBeforeDispatch"
+              ]
+            }
+          }
         },
         "running": {
           "entry": {
