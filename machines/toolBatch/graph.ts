@@ -1,6 +1,6 @@
 import type { AnyEventObject } from 'xstate';
 import type { HookContext } from '../../kernel/index.js';
-import { createFailureResult, createSuccessResult, withContexts } from '../../tools/index.js';
+import { createSuccessResult, withContexts } from '../../tools/index.js';
 import type { ToolCallOutput } from './types.js';
 
 /** How many calls the graph events cover (traverse with up to this many calls, ids `c1`, `c2`, …). */
