@@ -1,9 +1,9 @@
 import type { JsonValue } from '../kernel/index.js';
-import { capContext, capReason } from '../seams/capText.js';
+import { capContext, capReason } from '../seams/index.js';
 import type { Dialect, HookEventName, HookRun, HookVerdict, VerdictKind } from './types.js';
 
 // One cap for hooks and in-process plugins (seams/capText): a shell hook's text is cut the same way.
-export { capContext, capReason, MAX_CONTEXT_CHARS } from '../seams/capText.js';
+export { capContext, capReason, MAX_CONTEXT_CHARS } from '../seams/index.js';
 
 /** The reason used when a hook blocks without saying why. */
 export function defaultBlockReason(event: HookEventName): string {

@@ -1,12 +1,12 @@
 import type { JsonValue } from '../kernel/index.js';
 import type { AgentHandle, SeamLogger } from '../seams/index.js';
 import { type BackgroundHooks, parseAsyncAnswer } from './background.js';
-import type { PermissionMode, PermissionSet } from './claude-code/permissions.js';
 import { capReason, decodeHookOutput } from './codec.js';
 import type { DialectRules } from './dialect.js';
 import { buildHookEnv } from './env.js';
 import { hookInvoked, hookResult } from './events.js';
 import { mergeVerdicts } from './merge.js';
+import type { PermissionMode, PermissionSet } from './permissions.js';
 import { type RunHookOptions, runHook } from './runner.js';
 import type {
   HookEventName,

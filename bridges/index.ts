@@ -1,8 +1,26 @@
 // The bridges folder's only public face.
+
+export {
+  type AcpAgent,
+  type AcpMcpServer,
+  type AcpServer,
+  type AcpSession,
+  type AcpSessionRequest,
+  type ServeAcpOptions,
+  serveAcp,
+} from './acp/index.js';
 export type { HookBridge } from './bridge.js';
 export type { CapabilityReport, HandlerCapability, PermissionsCapability } from './capabilities.js';
 export { capabilityHeadline, formatCapabilities, formatCapabilitySummary } from './capabilities.js';
 export { type ClaudeCodeHooksOptions, claudeCodeHooks } from './claude-code/index.js';
+export { decodeHookOutput, MAX_CONTEXT_CHARS } from './codec.js';
+export { type CodexHooksOptions, codexHooks } from './codex/index.js';
+export { HookConfigError, type HookConfigErrorCode } from './errors.js';
+export { type HookInvokedData, type HookResultData, hookInvoked, hookResult } from './events.js';
+export { type HookPluginFiles, loadHookPlugins } from './loadHookPlugins.js';
+export { compileMatcher, MatcherSyntaxError } from './matcher.js';
+export { mergeVerdicts } from './merge.js';
+export type { HookBridgeOptions } from './options.js';
 export {
   decidePermission,
   loadPermissionSet,
@@ -21,15 +39,7 @@ export {
   parsePermissionMode,
   readPermissionLayer,
   toolClass,
-} from './claude-code/permissions.js';
-export { decodeHookOutput, MAX_CONTEXT_CHARS } from './codec.js';
-export { type CodexHooksOptions, codexHooks } from './codex/index.js';
-export { HookConfigError, type HookConfigErrorCode } from './errors.js';
-export { type HookInvokedData, type HookResultData, hookInvoked, hookResult } from './events.js';
-export { type HookPluginFiles, loadHookPlugins } from './loadHookPlugins.js';
-export { compileMatcher, MatcherSyntaxError } from './matcher.js';
-export { mergeVerdicts } from './merge.js';
-export type { HookBridgeOptions } from './options.js';
+} from './permissions.js';
 export {
   findProjectSettings,
   PROJECT_SETTINGS_FILES,

@@ -1,13 +1,13 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { ContentBlock, HookContext, JsonObject, JsonValue, PreToolDecision } from '../kernel/index.js';
 import type { AgentHandle, Listener, ToolExecution } from '../seams/index.js';
-import { decidePermission, type PermissionDecision } from './claude-code/permissions.js';
 import { defaultBlockReason } from './codec.js';
 import { byOf, hookContexts, prependContexts, text } from './contexts.js';
 import { type FiredEvent, fireHookEvent, type HookFiring } from './fire.js';
 import type { JudgedCall } from './judgedCalls.js';
 import { type ListenerKit, payloadScope } from './listenerKit.js';
 import { agentCwd, buildPayload, toolResponse } from './payload.js';
+import { decidePermission, type PermissionDecision } from './permissions.js';
 import { HookEvent, type HookEventName } from './types.js';
 import { appliedRewrite, foldUpdatedInputs, notHonored } from './updatedInput.js';
 

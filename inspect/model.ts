@@ -1,5 +1,5 @@
 import type { ContentBlock, LogEvent, ToolDecidedBy, TurnEndReason, UsageTotal } from '../kernel/index.js';
-import type { Violation } from '../session/types.js';
+import type { Violation } from '../session/index.js';
 
 /** How much of a text the page keeps (tool output, arguments, hook stderr): the page is read, not grepped. */
 const TEXT_CAP = 2_000;

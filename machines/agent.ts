@@ -1,10 +1,10 @@
 import { and } from 'xstate';
-import type { CancelCause } from '../seams/types.js';
+import type { CancelCause } from '../seams/index.js';
 import { toDiscardEntries } from './agent/actions.js';
 import { agentSetup } from './agent/setup.js';
 import type { AgentContext, AgentEvent } from './agent/types.js';
-import type { InboxItem } from './runtime/inbox.js';
-import type { TurnInput } from './turn/types.js';
+import type { InboxItem } from './runtime/index.js';
+import type { TurnInput } from './turn/index.js';
 
 export { graphEvents } from './agent/graph.js';
 

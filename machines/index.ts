@@ -7,18 +7,16 @@ export {
   type AgentStreamOptions,
   type ApprovalResolution,
   createAgent,
+  createAgentLogic,
   type PendingApproval,
   type ResolveApprovalOptions,
-} from './agent/createAgent.js';
-export { createAgentLogic } from './agent/logic.js';
+} from './agent/index.js';
 export { agentMachine, graphEvents as agentGraphEvents } from './agent.js';
-export { type LiveHandles, liveHandlesOf } from './runtime/liveHandles.js';
-export { type RunScope, ScopeTable } from './runtime/scopeTable.js';
-export type { ToolMachineServices, TurnMachineServices } from './runtime/services.js';
-export { createToolBatchLogic } from './toolBatch/logic.js';
+export type { ToolMachineServices, TurnMachineServices } from './runtime/index.js';
+export { type LiveHandles, liveHandlesOf, type RunScope, ScopeTable } from './runtime/index.js';
+export { createToolBatchLogic } from './toolBatch/index.js';
 export { graphEvents as toolBatchGraphEvents, toolBatchMachine } from './toolBatch.js';
-export { createToolRegistry } from './toolCall/createToolRegistry.js';
-export { createToolCallLogic } from './toolCall/logic.js';
+export { createToolCallLogic, createToolRegistry } from './toolCall/index.js';
 export { graphEvents as toolCallGraphEvents, toolCallMachine } from './toolCall.js';
-export { createTurnLogic } from './turn/logic.js';
+export { createTurnLogic } from './turn/index.js';
 export { graphEvents as turnGraphEvents, turnMachine } from './turn.js';

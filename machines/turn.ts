@@ -1,5 +1,5 @@
 import { TurnFailureCode } from '../kernel/index.js';
-import { Seam } from '../seams/names.js';
+import { Seam } from '../seams/index.js';
 import {
   batchFailureOf,
   blockContexts,
@@ -115,7 +115,7 @@ export const turnMachine = turnSetup.createMachine({
           target: '#turn.closing',
           actions: [{ type: 'recordCancel', params: ({ event }) => event }, 'abortTurn'],
         },
-        // No INTERNAL_ERROR: a failed append is assigned in its own microstep (`hasFailure`, decision 26).
+        // No INTERNAL_ERROR: a failed append is assigned in its own microstep (`hasFailure`, decision 43).
       },
       initial: 'promptSubmit',
       states: {
@@ -353,10 +353,14 @@ export const turnMachine = turnSetup.createMachine({
                       target: '#turn.open.step.inFlight.tools',
                       actions: 'takeResume',
                     },
-                    {
-                      target: '#turn.open.step.inFlight.tools',
-                      actions: ['takeResume', 'appendTurnResumed'],
-                    },
+                    { target: 'recordingResume', actions: 'appendTurnResumed' },
+                  ],
+                },
+                // A refused turn/resumed resumes nothing: the turn suspends again (reported), the next resume retries.
+                recordingResume: {
+                  always: [
+                    { guard: 'hasFailure', target: 'waiting', actions: 'forgetRefusedResume' },
+                    { target: '#turn.open.step.inFlight.tools', actions: 'takeResume' },
                   ],
                 },
               },

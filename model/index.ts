@@ -1,4 +1,6 @@
+export { createDeltaRelay } from './deltaRelay.js';
 export type { Instructions, InstructionsContext } from './instructions.js';
+export { evaluateInstructions } from './instructions.js';
 export { openAICompatible } from './openai.js';
 export type { OpenAICompatibleOptions } from './openaiOptions.js';
 export { createRequestDeriver, deriveMessages, type RequestDeriver } from './request.js';
@@ -14,6 +16,7 @@ export {
   ModelSettingsSchema,
   mergeModelSettings,
   parseModelSettings,
+  settingsForRequest,
   type ToolChoice,
 } from './settings.js';
 export {

@@ -1,5 +1,5 @@
 import { describeReceived, describeThrown } from '../kernel/index.js';
-import type { AgentHandle } from '../seams/types.js';
+import type { AgentHandle } from '../seams/index.js';
 import { ModelErrorCode, ModelRequestError } from './types.js';
 
 /** What an instructions function is told about the request it writes the system prompt for. */

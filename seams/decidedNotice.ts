@@ -5,7 +5,7 @@ type DecidedNotice = SeamCtx<'seam/decided'>;
 
 /**
  * The `seam/decided` payload, for a dispatched chain and for a skipped one's default alike. Written
- * out (no leading spread, decision 108): seam, decidedBy, decision, steps, then the scope's place.
+ * out (no leading spread, decision 24): seam, decidedBy, decision, steps, then the scope's place.
  * @param scope where the decision was taken (agent, turn, call)
  */
 export function createDecidedNotice(

@@ -34,7 +34,7 @@ export async function runFold(
   for (const entry of entries) {
     if (signal?.aborted) throw new SeamAbortError('tools/prepare', `listener "${entry.name}"`, signal.reason);
     if (seenSteps.length !== steps.length) seenSteps = Object.freeze([...steps]);
-    // Copied, then the two keys set: no literal with a leading spread (decision 108).
+    // Copied, then the two keys set: no literal with a leading spread (decision 24).
     const ctx: { -readonly [K in keyof PrepareContext]: PrepareContext[K] } = { ...base } as PrepareContext;
     ctx.arguments = current;
     ctx.steps = seenSteps;

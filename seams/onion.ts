@@ -149,7 +149,7 @@ function withSignal(exec: ToolExecution, options: AroundNextOptions | undefined)
       `Expected the \`signal\` option of next() in "tools/execute" to be an AbortSignal, got ${describeReceived(signal)}`,
     );
   }
-  // Copied, then the key set: `signal` keeps its place, and no literal with a leading spread (decision 108).
+  // Copied, then the key set: `signal` keeps its place, and no literal with a leading spread (decision 24).
   const copy: { -readonly [K in keyof ToolExecution]: ToolExecution[K] } = { ...exec };
   copy.signal = signal;
   return Object.freeze(copy);

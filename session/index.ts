@@ -1,11 +1,16 @@
 // The session folder's only public face.
+
+export {
+  type ListedApproval,
+  listPendingApprovals,
+  type RecordedAnswer,
+  recordApprovalAnswer,
+} from './approvalAnswers.js';
 export type {
   ApprovalAnswerInput,
   ApprovalErrorCode,
   ApprovalPlan,
   ApprovalRecord,
-  ListedApproval,
-  RecordedAnswer,
   ResumePoint,
   ResumeSlot,
   Suspension,
@@ -18,10 +23,8 @@ export {
   findResumePoint,
   findSuspension,
   hashArguments,
-  listPendingApprovals,
   nextRequestId,
   planApprovalAnswer,
-  recordApprovalAnswer,
 } from './approvals/index.js';
 export type { LogEventDefinition } from './defineLogEvent.js';
 export { defineLogEvent } from './defineLogEvent.js';
@@ -48,23 +51,29 @@ export type { SessionLogOptions } from './log.js';
 export { createSessionLog } from './log.js';
 export type { OpenPosition, RepairOptions, RepairResult } from './repair.js';
 export { repairEvents } from './repair.js';
-export type { CreateJsonlStoreOptions, JsonlStore, OpenJsonlStoreOptions } from './stores/jsonl.js';
-export { createJsonlStore, openJsonlStore } from './stores/jsonl.js';
-export type { MemoryStoreOptions } from './stores/memory.js';
-export { memoryStore } from './stores/memory.js';
 export type {
+  CreateJsonlStoreOptions,
+  JsonlLog,
+  JsonlStore,
+  MemoryStoreOptions,
+  OpenJsonlStoreOptions,
   OpenPostgresStoreOptions,
   PostgresStore,
   PostgresStoreOptions,
-} from './stores/postgres.js';
-export { createPostgresStore, openPostgresStore, readPostgresLog } from './stores/postgres.js';
+  ReadJsonlLogOptions,
+} from './stores/index.js';
 export {
+  createJsonlStore,
+  createPostgresStore,
   DEFAULT_SESSION_SCHEMA,
+  memoryStore,
   migrateSessionTables,
+  openJsonlStore,
+  openPostgresStore,
+  readJsonlLog,
+  readPostgresLog,
   SESSION_SCHEMA_VERSION,
   sessionSchemaVersion,
-} from './stores/postgresSchema.js';
-export type { JsonlLog, ReadJsonlLogOptions } from './stores/readJsonlLog.js';
-export { readJsonlLog } from './stores/readJsonlLog.js';
+} from './stores/index.js';
 export type { SessionLog, SessionStore, Violation } from './types.js';
-export { addUsage, sumUsage } from './usage.js';
+export { addUsage, createUsageCounter, sumUsage, turnUsage } from './usage.js';

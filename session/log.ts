@@ -5,7 +5,7 @@ import { SessionLogError, SessionStoreError } from './errors.js';
 import { isCoreEventType, resolveEventType } from './eventSchema.js';
 import { NotJsonError, toFrozenJson } from './freeze.js';
 import { DEFAULT_MAX_LINE_BYTES } from './limits.js';
-import { memoryStore } from './stores/memory.js';
+import { memoryStore } from './stores/index.js';
 import type { SessionLog, SessionStore } from './types.js';
 
 export interface SessionLogOptions {

@@ -5,7 +5,7 @@ import type {
   ToolCallBlock,
   TurnEndReason,
 } from '../kernel/index.js';
-import { findSuspension } from './approvals/suspension.js';
+import { findSuspension } from './approvals/index.js';
 import { sumUsage } from './usage.js';
 
 /** Where the log was open when it stopped: the turn and its last step (0 before step 1). */

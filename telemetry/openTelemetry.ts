@@ -1,6 +1,6 @@
 import type * as OtelApi from '@opentelemetry/api';
 import type { LogEvent, TurnEndReason } from '../kernel/index.js';
-import type { ProcessPlace, SeamPlugin, Seams } from '../seams/types.js';
+import type { ProcessPlace, SeamPlugin, Seams } from '../seams/index.js';
 
 // What the plugin uses of the API module (a namespace import, or a dynamic import's CommonJS interop).
 type Api = Pick<typeof OtelApi, 'trace' | 'context' | 'SpanStatusCode'>;

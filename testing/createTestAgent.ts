@@ -1,17 +1,16 @@
 import { describeReceived } from '../kernel/index.js';
-import { type Agent, createAgent } from '../machines/agent/createAgent.js';
-import type { AgentOptions } from '../machines/agent/options.js';
-import { createToolRegistry } from '../machines/toolCall/createToolRegistry.js';
+import type { AgentOptions } from '../machines/index.js';
+import { type Agent, createAgent, createToolRegistry } from '../machines/index.js';
 import { type ScriptedModel, type ScriptStep, scriptedModel } from '../model/index.js';
+import type { SeamLogger, SeamPlugin, Seams } from '../seams/index.js';
 import { createSeams } from '../seams/index.js';
-import type { SeamLogger, SeamPlugin, Seams } from '../seams/types.js';
 import {
   type CheckInvariantsOptions,
   checkInvariants,
   checkLedger,
   coreTurnEvents,
 } from '../session/index.js';
-import type { ToolDefinition, ToolRegistryCore } from '../tools/types.js';
+import type { ToolDefinition, ToolRegistryCore } from '../tools/index.js';
 import { InvariantViolationError } from './invariantViolationError.js';
 import { type NotificationRecording, recordNotifications } from './recordNotifications.js';
 

@@ -1,5 +1,5 @@
+import type { Violation } from '../session/index.js';
 import { formatViolation } from '../session/index.js';
-import type { Violation } from '../session/types.js';
 
 /** Thrown by `expectInvariants()`: the log or the inbox ledger broke at least one invariant. */
 export class InvariantViolationError extends Error {

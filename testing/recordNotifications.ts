@@ -1,5 +1,5 @@
-import { notifySeamNames } from '../seams/names.js';
-import type { NotifySeamName, SeamCtx, Seams } from '../seams/types.js';
+import type { NotifySeamName, SeamCtx, Seams } from '../seams/index.js';
+import { notifySeamNames } from '../seams/index.js';
 
 /** One notification as it was dispatched. */
 export type RecordedNotification = {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { z } from 'zod';
 import type { LogEvent } from '../kernel/index.js';
-import type { Agent } from '../machines/agent/createAgent.js';
+import type { Agent } from '../machines/index.js';
 import {
   type CheckInvariantsOptions,
   checkInvariants,

@@ -1,5 +1,5 @@
 import { type ContentBlock, cutChars, type ToolResult } from '../kernel/index.js';
-import { cutContent, type TextMeasure } from '../seams/cutContent.js';
+import { cutContent, type TextMeasure } from '../seams/index.js';
 import { deepFreezeJson } from './json.js';
 import type { ToolDefinition } from './types.js';
 

@@ -1,7 +1,6 @@
 import { describeThrown, type HookContext, HookContextSchema, type ToolResult } from '../kernel/index.js';
-import { capHookContext } from '../seams/capText.js';
-import { formatIssues } from '../seams/describe.js';
-import type { ToolExecution, ToolRunContext } from '../seams/types.js';
+import type { ToolExecution, ToolRunContext } from '../seams/index.js';
+import { capHookContext, formatIssues } from '../seams/index.js';
 import { boundToolResult, maxContentBytesOf } from './boundContent.js';
 import { deepFreezeJson } from './json.js';
 import { parseToolArgs, renderToolValue } from './output.js';

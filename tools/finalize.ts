@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { type ContentBlock, ContentBlockSchema, describeThrown, type ToolResult } from '../kernel/index.js';
-import { formatIssues } from '../seams/describe.js';
-import type { ToolExecution } from '../seams/types.js';
+import type { ToolExecution } from '../seams/index.js';
+import { formatIssues } from '../seams/index.js';
 import { boundToolResult, maxContentBytesOf } from './boundContent.js';
 import { ToolPipelineError } from './errors.js';
 import { deepFreezeJson, snapshotJson } from './json.js';

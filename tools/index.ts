@@ -5,6 +5,20 @@ export { type CoreDispatchOptions, createCoreDispatch } from './dispatch.js';
 export { ToolPipelineError } from './errors.js';
 export { runFinalizer } from './finalize.js';
 export { deepFreezeJson, formatJsonFailure, type JsonSnapshot, snapshotJson } from './json.js';
+export {
+  assertDistinctServers,
+  type ConnectMcpOptions,
+  connectMcpServers,
+  loadMcpConfig,
+  McpConfigError,
+  type McpConnection,
+  type McpServerFailure,
+  type McpStdioServer,
+  type MergedMcpServers,
+  mcpToolName,
+  mergeMcpServers,
+  parseMcpConfig,
+} from './mcp/index.js';
 export { parseToolArgs, renderDefault, renderToolValue } from './output.js';
 export * as plugins from './plugins/index.js';
 export { type AppliedPostDecision, applyPostDecision } from './postDecision.js';

@@ -6,7 +6,7 @@ import {
   type JsonValue,
   type ToolResult,
 } from '../kernel/index.js';
-import { formatIssues } from '../seams/describe.js';
+import { formatIssues } from '../seams/index.js';
 import { boundToolResult, maxContentBytesOf } from './boundContent.js';
 import { formatJsonFailure, snapshotJson } from './json.js';
 import { createFailureResult, createSuccessResult } from './results.js';

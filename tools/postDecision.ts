@@ -1,5 +1,5 @@
 import type { ContentBlock, HookContext, PostToolDecision, ToolResult } from '../kernel/index.js';
-import type { ToolExecution } from '../seams/types.js';
+import type { ToolExecution } from '../seams/index.js';
 import { boundToolResult, maxContentBytesOf } from './boundContent.js';
 import { ToolPipelineError } from './errors.js';
 import { deepFreezeJson } from './json.js';

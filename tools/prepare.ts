@@ -1,7 +1,7 @@
 import type { JsonObject, JsonValue, RewriteRecord, ToolResult } from '../kernel/index.js';
 import { describeReceived } from '../kernel/index.js';
-import { formatIssues } from '../seams/describe.js';
-import type { AcceptRewrite, DispatchScope, FoldOutcome, SeamSet } from '../seams/types.js';
+import type { AcceptRewrite, DispatchScope, FoldOutcome, SeamSet } from '../seams/index.js';
+import { formatIssues } from '../seams/index.js';
 import { deepFreezeJson, formatJsonFailure, snapshotJson } from './json.js';
 import { createFailureResult } from './results.js';
 import type { DetachedCall, PreparedInput } from './seal.js';

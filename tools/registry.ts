@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { ToolSchema } from '../kernel/index.js';
 import { describeReceived } from '../kernel/index.js';
-import { createDisposer } from '../seams/disposer.js';
-import type { Disposer } from '../seams/types.js';
+import type { Disposer } from '../seams/index.js';
+import { createDisposer } from '../seams/index.js';
 import { isToolDefinition } from './defineTool.js';
 import { deepFreezeJson } from './json.js';
 import type { ToolDefinition, ToolRegistryCore } from './types.js';

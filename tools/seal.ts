@@ -1,6 +1,6 @@
 import type { ContentBlock, JsonObject, JsonValue, RewriteRecord, ToolResult } from '../kernel/index.js';
-import { toolEnvironmentOf } from '../seams/environment.js';
-import type { AgentHandle, ToolExecution } from '../seams/types.js';
+import type { AgentHandle, ToolExecution } from '../seams/index.js';
+import { toolEnvironmentOf } from '../seams/index.js';
 import { formatJsonFailure, snapshotJson } from './json.js';
 import type { ToolDefinition, ToolRegistryCore } from './types.js';
 

@@ -13,8 +13,6 @@ const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const picomatch = require(workerData.picomatch);
 const { glob } = require(workerData.tinyglobby);
-let regexp;
-let keep = () => true;
 const answer = (run) => {
   Promise.resolve()
     .then(run)
@@ -23,8 +21,11 @@ const answer = (run) => {
       (error) => parentPort.postMessage({ ok: false, message: String((error && error.message) || error) }),
     );
 };
-parentPort.on('message', (request) =>
-  answer(() => {
+// The compiled pattern and filter belong to this worker's one search, held in its closure.
+const createSearch = () => {
+  let regexp;
+  let keep = () => true;
+  return (request) => {
     if (request.kind === 'glob') return glob(request.pattern, request.options);
     if (request.kind === 'compile') {
       regexp = new RegExp(request.pattern);
@@ -37,8 +38,10 @@ parentPort.on('message', (request) =>
     for (let index = 0; index < lines.length && hits.length < request.limit; index++)
       if (regexp.test(lines[index])) hits.push(index);
     return hits;
-  }),
-);
+  };
+};
+const search = createSearch();
+parentPort.on('message', (request) => answer(() => search(request)));
 `;
 
 /** What the worker is asked: a glob crawl, compiling a grep's pattern and filter, filtering paths, or a text. */

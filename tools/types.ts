@@ -7,7 +7,7 @@ import type {
   Seams,
   ToolExecution,
   ToolRunContext,
-} from '../seams/types.js';
+} from '../seams/index.js';
 
 /** What a tool does, for clients that pick an icon (the Agent Client Protocol's tool kinds). */
 export type ToolKind =

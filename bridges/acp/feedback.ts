@@ -1,6 +1,6 @@
 import type * as acp from '@agentclientprotocol/sdk';
 import type { LogEvent } from '../../kernel/index.js';
-import type { SeamLogger } from '../../seams/types.js';
+import type { SeamLogger } from '../../seams/index.js';
 
 /**
  * What hooks and plugins said that the editor must see, as message updates: a blocked prompt's

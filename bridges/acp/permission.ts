@@ -1,6 +1,6 @@
 import type * as acp from '@agentclientprotocol/sdk';
 import type { ApprovalAnswer, ApprovalDecision, CoreEventData, JsonValue } from '../../kernel/index.js';
-import type { ApprovalChannel, Listener } from '../../seams/types.js';
+import type { ApprovalChannel, Listener } from '../../seams/index.js';
 import { type KindOf, toToolCall } from './toolCalls.js';
 
 export const PERMISSION_OPTIONS: readonly acp.PermissionOption[] = Object.freeze([

@@ -1,7 +1,7 @@
 import * as acp from '@agentclientprotocol/sdk';
 import type { ContentBlock, LogEvent } from '../../kernel/index.js';
-import { Seam } from '../../seams/names.js';
-import type { Disposer, SeamCtx } from '../../seams/types.js';
+import type { Disposer, SeamCtx } from '../../seams/index.js';
+import { Seam } from '../../seams/index.js';
 import { toAcpText } from './content.js';
 import { feedbackUpdates } from './feedback.js';
 import { createRememberedApprovals } from './permission.js';

@@ -1,6 +1,6 @@
 import type { Stream } from '@agentclientprotocol/sdk';
-import type { AgentHandle, ApprovalChannel, SeamLogger, Seams } from '../../seams/types.js';
-import type { SessionStore } from '../../session/types.js';
+import type { AgentHandle, ApprovalChannel, SeamLogger, Seams } from '../../seams/index.js';
+import type { SessionStore } from '../../session/index.js';
 import type { ApprovalDeskOf } from './permission.js';
 
 /** An MCP server over stdio, as `session/new` names it (env as a plain record). */

@@ -4,9 +4,9 @@ import { createHookBridge, type HookBridge } from '../bridge.js';
 import type { BridgePermissions } from '../fire.js';
 import { type HookSource, loadHookTable } from '../loadConfig.js';
 import { failOption, type HookBridgeOptions, optionalString, resolveHookBridgeOptions } from '../options.js';
+import { loadPermissionSet, type PermissionMode, parsePermissionMode } from '../permissions.js';
 import { readConfigFile } from '../readConfigFile.js';
 import { type HookSourceArgument, splitSourceArgument } from '../sources.js';
-import { loadPermissionSet, type PermissionMode, parsePermissionMode } from './permissions.js';
 import { defaultPluginDataDir, loadPlugin } from './plugins.js';
 import { claudeCodeRules } from './rules.js';
 

@@ -1,5 +1,5 @@
 import { createHookBridge, type HookBridge } from '../bridge.js';
-import { defaultPluginDataDir, loadPlugin, type PluginFlavor } from '../claude-code/plugins.js';
+import { defaultPluginDataDir, loadPlugin, type PluginFlavor } from '../claude-code/index.js';
 import { loadHookTable } from '../loadConfig.js';
 import { failOption, type HookBridgeOptions, optionalString, resolveHookBridgeOptions } from '../options.js';
 import { type HookSourceArgument, splitSourceArgument } from '../sources.js';

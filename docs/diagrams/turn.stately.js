@@ -420,11 +420,21 @@ const turnMachine = createMachine({
                       "actions": "takeResume"
                     },
                     {
+                      "target": "recordingResume",
+                      "actions": "appendTurnResumed"
+                    }
+                  ]
+                },
+                "recordingResume": {
+                  "always": [
+                    {
+                      "guard": "hasFailure",
+                      "target": "waiting",
+                      "actions": "forgetRefusedResume"
+                    },
+                    {
                       "target": "#turn.open.step.inFlight.tools",
-                      "actions": [
-                        "takeResume",
-                        "appendTurnResumed"
-                      ]
+                      "actions": "takeResume"
                     }
                   ]
                 }

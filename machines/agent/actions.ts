@@ -1,20 +1,19 @@
 import type { ActorSystem, AnyActorRef } from 'xstate';
-import type { InboxDiscardCause, LogEvent } from '../../kernel/index.js';
+import type { InboxDiscardCause } from '../../kernel/index.js';
 import { TurnFailureCode, toFailure } from '../../kernel/index.js';
-import type { AgentStatus, CancelCause, NotifySeamName, SeamCtx } from '../../seams/types.js';
-import { SessionLogError } from '../../session/errors.js';
-import { repairEvents } from '../../session/repair.js';
-import type { SessionLog } from '../../session/types.js';
-import type { DiscardEntry, InboxItem, Injection } from '../runtime/inbox.js';
-import { liveHandlesOf } from '../runtime/liveHandles.js';
+import type { AgentStatus, CancelCause, NotifySeamName, SeamCtx } from '../../seams/index.js';
+import type { SessionLog } from '../../session/index.js';
+import { repairEvents, SessionLogError } from '../../session/index.js';
+import type { DiscardEntry, InboxItem, Injection, ServicesResolver } from '../runtime/index.js';
 import {
   agentReportingScope,
+  liveHandlesOf,
   pendingSessionStartListener,
+  sendToLive,
   trackSessionStartListener,
-} from '../runtime/reportingScope.js';
-import { sendToLive } from '../runtime/sendToLiveChild.js';
-import type { ServicesResolver } from '../runtime/systemServices.js';
-import type { TurnOutput } from '../turn/types.js';
+} from '../runtime/index.js';
+import type { TurnOutput } from '../turn/index.js';
+import { lastTurnNumber } from './actors.js';
 import { appendHeldContext } from './resume.js';
 import type { AgentContext, AgentEvent, AgentMachineServices } from './types.js';
 
@@ -39,14 +38,6 @@ async function settleInjectionFlushes(log: SessionLog): Promise<void> {
 }
 
 /** The number of the last `turn/start` in the log, 0 when there is none. */
-export function lastTurnNumber(events: readonly LogEvent[]): number {
-  for (let index = events.length - 1; index >= 0; index--) {
-    const event = events[index];
-    if (event?.type === 'turn/start') return (event.data as { turn: number }).turn;
-  }
-  return 0;
-}
-
 /** Discard entries for queued (`steering: false`) or steering items. */
 export function toDiscardEntries(items: readonly InboxItem[], steering: boolean): DiscardEntry[] {
   return items.map((item) => ({ id: item.id, steering }));

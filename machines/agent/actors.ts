@@ -1,13 +1,19 @@
 import { fromPromise, type PromiseActorLogic } from 'xstate';
-import type { InboxItem } from '../runtime/inbox.js';
-import { createReportingScope, trackSessionStartListener } from '../runtime/reportingScope.js';
-import type { ScopeTable } from '../runtime/scopeTable.js';
-import type { ServicesResolver } from '../runtime/systemServices.js';
-import type { createTurnLogic } from '../turn/logic.js';
-import type { SeamsPresent, TurnInput } from '../turn/types.js';
-import { lastTurnNumber } from './actions.js';
+import type { LogEvent } from '../../kernel/index.js';
+import type { InboxItem, ScopeTable, ServicesResolver } from '../runtime/index.js';
+import { createReportingScope, trackSessionStartListener } from '../runtime/index.js';
+import type { createTurnLogic, SeamsPresent, TurnInput } from '../turn/index.js';
 import { agentDefaults } from './options.js';
 import type { AgentMachineServices } from './types.js';
+
+/** The number of the log's last opened turn (0 before the first). */
+export function lastTurnNumber(events: readonly LogEvent[]): number {
+  for (let index = events.length - 1; index >= 0; index--) {
+    const event = events[index];
+    if (event?.type === 'turn/start') return (event.data as { turn: number }).turn;
+  }
+  return 0;
+}
 
 /**
  * Opens the run scope of the turn that claims `item` and returns the turn's input: the listener

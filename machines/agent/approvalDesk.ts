@@ -1,7 +1,8 @@
 import type { CoreEventData } from '../../kernel/index.js';
 import { describeReceived } from '../../kernel/index.js';
-import { capContext } from '../../seams/capText.js';
-import type { AgentStatus } from '../../seams/types.js';
+import type { AgentStatus } from '../../seams/index.js';
+import { capContext } from '../../seams/index.js';
+import type { SessionLog } from '../../session/index.js';
 import {
   type ApprovalAnswerInput,
   ApprovalError,
@@ -9,7 +10,6 @@ import {
   findSuspension,
   planApprovalAnswer,
 } from '../../session/index.js';
-import type { SessionLog } from '../../session/types.js';
 
 /** A pending deferred approval as `agent.approvals()` lists it (the `approval/requested` record). */
 export type PendingApproval = CoreEventData<'approval/requested'>;

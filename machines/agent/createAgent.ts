@@ -10,11 +10,12 @@ import type {
   UsageTotal,
 } from '../../kernel/index.js';
 import { describeThrown, toFailure } from '../../kernel/index.js';
-import { createAgentEnvironment } from '../../seams/environment.js';
-import { Seam } from '../../seams/names.js';
-import type { AgentEnvironment, AgentHandle, CancelCause, DeliveryOptions } from '../../seams/types.js';
+import type { AgentEnvironment, AgentHandle, CancelCause, DeliveryOptions } from '../../seams/index.js';
+import { createAgentEnvironment, Seam } from '../../seams/index.js';
+import type { SessionStore } from '../../session/index.js';
 import {
   createSessionLog,
+  createUsageCounter,
   eventLineBytes,
   expiredApprovals,
   findSuspension,
@@ -23,18 +24,16 @@ import {
   pendingInboxItems,
   SessionLogError,
 } from '../../session/index.js';
-import type { SessionStore } from '../../session/types.js';
-import { createUsageCounter } from '../../session/usage.js';
+import type { TurnMachineServices } from '../runtime/index.js';
 import {
+  createActorWithServices,
   createInboxItem,
   createInjection,
+  createReportingScope,
   freezeJson,
   type InboxItem,
   type Injection,
-} from '../runtime/inbox.js';
-import { createReportingScope } from '../runtime/reportingScope.js';
-import type { TurnMachineServices } from '../runtime/services.js';
-import { createActorWithServices } from '../runtime/systemServices.js';
+} from '../runtime/index.js';
 import {
   type ApprovalDesk,
   createApprovalDesk,

@@ -1,4 +1,4 @@
-import type { SeamLogger } from '../../seams/types.js';
+import type { SeamLogger } from '../../seams/index.js';
 
 /** How many `agent/error` notifications one agent sends in one turn of the event loop, at most. */
 export const MAX_ERROR_REPORTS_PER_TICK = 100;

@@ -1,7 +1,7 @@
 import type { EventObject } from 'xstate';
-import type { InboxItem } from '../runtime/inbox.js';
-import { doneEvent, errorEvent } from '../turn/graph.js';
-import type { TurnOutput } from '../turn/types.js';
+import type { InboxItem } from '../runtime/index.js';
+import type { TurnOutput } from '../turn/index.js';
+import { doneEvent, errorEvent } from '../turn/index.js';
 import type { AgentEvent } from './types.js';
 
 const text = (t: string) => ({ type: 'text' as const, text: t });

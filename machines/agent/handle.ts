@@ -1,5 +1,5 @@
 import type { AgentLogView, LogEvent, UsageTotal } from '../../kernel/index.js';
-import type { AgentStatus } from '../../seams/types.js';
+import type { AgentStatus } from '../../seams/index.js';
 import type { Agent } from './createAgent.js';
 
 // Why classes: an object literal with getters is a slow-mode dictionary in V8 (~1.6 KiB for the

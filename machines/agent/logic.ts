@@ -1,8 +1,13 @@
 import { enqueueActions } from 'xstate';
 import { agentMachine } from '../agent.js';
-import { liveHandlesOf } from '../runtime/liveHandles.js';
-import { fixedServices, once, type ServicesResolver, servicesOfSystem } from '../runtime/systemServices.js';
-import { provideTurnLogic } from '../turn/logic.js';
+import {
+  fixedServices,
+  liveHandlesOf,
+  once,
+  type ServicesResolver,
+  servicesOfSystem,
+} from '../runtime/index.js';
+import { provideTurnLogic } from '../turn/index.js';
 import { createAgentActions } from './actions.js';
 import { createAgentActors, openTurnInput } from './actors.js';
 import { openResumeInput, type SuspensionCancel } from './resume.js';

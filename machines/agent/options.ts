@@ -1,10 +1,9 @@
 import type { InspectionEvent } from 'xstate';
-import type { Instructions } from '../../model/instructions.js';
-import { type ModelSettings, mergeModelSettings, parseModelSettings } from '../../model/settings.js';
-import type { ModelAdapter } from '../../model/types.js';
-import type { ApprovalChannel, SeamLogger, Seams } from '../../seams/types.js';
-import type { SessionStore } from '../../session/types.js';
-import type { ToolRegistryCore } from '../../tools/types.js';
+import type { Instructions, ModelAdapter } from '../../model/index.js';
+import { type ModelSettings, mergeModelSettings, parseModelSettings } from '../../model/index.js';
+import type { ApprovalChannel, SeamLogger, Seams } from '../../seams/index.js';
+import type { SessionStore } from '../../session/index.js';
+import type { ToolRegistryCore } from '../../tools/index.js';
 
 /** Options of `createAgent`. */
 export interface AgentOptions {

@@ -1,5 +1,5 @@
 import type { CoreEventData, LogEvent } from '../../kernel/index.js';
-import type { CancelCause } from '../../seams/types.js';
+import type { CancelCause } from '../../seams/index.js';
 import {
   cancelledApprovals,
   findResumePoint,
@@ -7,9 +7,9 @@ import {
   pendingInboxItems,
   type Suspension,
 } from '../../session/index.js';
-import { freezeJson, type InboxItem, type Injection } from '../runtime/inbox.js';
-import type { ScopeTable } from '../runtime/scopeTable.js';
-import type { TurnInput } from '../turn/types.js';
+import type { ScopeTable } from '../runtime/index.js';
+import { freezeJson, type InboxItem, type Injection } from '../runtime/index.js';
+import type { TurnInput } from '../turn/index.js';
 import { openTurnInput } from './actors.js';
 import type { AgentMachineServices } from './types.js';
 

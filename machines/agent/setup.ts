@@ -1,9 +1,9 @@
 import { assign, fromPromise, setup } from 'xstate';
 import type { InboxDiscardCause } from '../../kernel/index.js';
-import type { AgentStatus, CancelCause } from '../../seams/types.js';
-import type { DiscardEntry, InboxItem, Injection } from '../runtime/inbox.js';
-import { sendToLiveChild } from '../runtime/sendToLiveChild.js';
-import type { TurnInput, TurnOutput } from '../turn/types.js';
+import type { AgentStatus, CancelCause } from '../../seams/index.js';
+import type { DiscardEntry, InboxItem, Injection } from '../runtime/index.js';
+import { sendToLiveChild } from '../runtime/index.js';
+import type { TurnInput, TurnOutput } from '../turn/index.js';
 import { turnMachine } from '../turn.js';
 import { splitTurnLeftovers, toDiscardEntries } from './actions.js';
 import type { AgentContext, AgentEvent, AgentInput, StoreFailure } from './types.js';

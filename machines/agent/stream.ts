@@ -1,5 +1,5 @@
 import type { AgentLogView, LogEvent, StreamedDelta } from '../../kernel/index.js';
-import type { AgentStatus, Seams } from '../../seams/types.js';
+import type { AgentStatus, Seams } from '../../seams/index.js';
 
 /** One item of `agent.stream()`: a delta, a log event, a status change, or how many deltas were dropped. */
 export type AgentStreamItem =

@@ -1,7 +1,6 @@
-import type { AgentStatus, ApprovalChannel, CancelCause, SeamLogger } from '../../seams/types.js';
-import type { DiscardEntry, InboxItem, Injection } from '../runtime/inbox.js';
-import type { TurnMachineServices } from '../runtime/services.js';
-import type { TurnInput, TurnSteeringReport } from '../turn/types.js';
+import type { AgentStatus, ApprovalChannel, CancelCause, SeamLogger } from '../../seams/index.js';
+import type { DiscardEntry, InboxItem, Injection, TurnMachineServices } from '../runtime/index.js';
+import type { TurnInput, TurnSteeringReport } from '../turn/index.js';
 
 /** Input of the agent machine. */
 export interface AgentInput {

@@ -1,7 +1,7 @@
 import type { AnyActorRef } from 'xstate';
 import type { ToolDecidedBy } from '../../kernel/index.js';
+import type { ToolCallRequest } from '../../tools/index.js';
 import { type DetachedCall, fanoutOf, type PreparedInput, type SealedCall } from '../../tools/index.js';
-import type { ToolCallRequest } from '../../tools/types.js';
 import type { SteppedActor } from './steppedActor.js';
 
 /** The live handles of one tool call; the machine keeps only the plain `callKey`. */

@@ -1,5 +1,5 @@
 import { describeThrown } from '../../kernel/index.js';
-import type { DispatchScope } from '../../seams/types.js';
+import type { DispatchScope } from '../../seams/index.js';
 import type { TurnMachineServices } from './services.js';
 
 /**

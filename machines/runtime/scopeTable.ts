@@ -1,4 +1,4 @@
-import type { AgentHandle, ApprovalChannel, SeamSet } from '../../seams/types.js';
+import type { AgentHandle, ApprovalChannel, SeamSet } from '../../seams/index.js';
 
 /**
  * The live handles of one run (a turn, or a standalone tool call): the listener snapshot taken when

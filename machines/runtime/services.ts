@@ -1,10 +1,8 @@
 import type { Failure } from '../../kernel/index.js';
-import type { Instructions } from '../../model/instructions.js';
-import type { ModelSettings } from '../../model/settings.js';
-import type { ModelAdapter } from '../../model/types.js';
-import type { AgentHandle, ApprovalChannel, Seams } from '../../seams/types.js';
-import type { SessionLog } from '../../session/types.js';
-import type { ToolRegistryCore } from '../../tools/types.js';
+import type { Instructions, ModelAdapter, ModelSettings } from '../../model/index.js';
+import type { AgentHandle, ApprovalChannel, Seams } from '../../seams/index.js';
+import type { SessionLog } from '../../session/index.js';
+import type { ToolRegistryCore } from '../../tools/index.js';
 
 /** What the tool machines need: bound with `machine.provide` by `createToolCallLogic`/`createToolBatchLogic`. */
 export interface ToolMachineServices {

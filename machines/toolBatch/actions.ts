@@ -1,16 +1,13 @@
 import { type ActorSystem, type AnyActorRef, enqueueActions } from 'xstate';
 import type { ToolCallBlock, ToolDecidedBy, ToolResult } from '../../kernel/index.js';
 import { describeThrown } from '../../kernel/index.js';
+import type { SessionLog } from '../../session/index.js';
 import { hashArguments, nextRequestId } from '../../session/index.js';
-import type { SessionLog } from '../../session/types.js';
 import { createFailureResult, type ToolCallRecord } from '../../tools/index.js';
-import { liveHandlesOf } from '../runtime/liveHandles.js';
-import { sendToLive } from '../runtime/sendToLiveChild.js';
-import type { ToolMachineServices } from '../runtime/services.js';
-import { createSteppedActor } from '../runtime/steppedActor.js';
-import type { ServicesResolver } from '../runtime/systemServices.js';
-import { createAbortedBeforeDispatch } from '../toolCall/rules.js';
-import type { ParkedRequest, ToolCallReport, ToolCallResume } from '../toolCall/types.js';
+import type { ServicesResolver, ToolMachineServices } from '../runtime/index.js';
+import { createSteppedActor, liveHandlesOf, sendToLive } from '../runtime/index.js';
+import type { ParkedRequest, ToolCallReport, ToolCallResume } from '../toolCall/index.js';
+import { createAbortedBeforeDispatch } from '../toolCall/index.js';
 import type { toolCallMachine } from '../toolCall.js';
 import { classifyCall } from './actors.js';
 import { callIndexOf, callKeyOf, holdsDispatch } from './rules.js';
@@ -311,7 +308,7 @@ export function createToolBatchActions(
         });
       }
     }),
-    // A call that died gets nothing (decision 32): its `call.error` commits it.
+    // A call that died gets nothing (decision 14): its `call.error` commits it.
     commitSteppedCall: guarded('Committing a tool call', (args) =>
       steppedOf(args, args.context.cursor)?.send({ type: 'COMMIT' }),
     ),
@@ -338,7 +335,7 @@ export function createToolBatchActions(
     }),
     abortStartedCalls: guarded('Aborting started calls', (args) => {
       const { context } = args;
-      // Only calls still running (decision 32): a call that died gets nothing.
+      // Only calls still running (decision 14): a call that died gets nothing.
       for (let index = context.cursor; index < context.started; index++) {
         steppedOf(args, index)?.send({ type: 'ABORT' });
       }

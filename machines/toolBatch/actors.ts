@@ -1,8 +1,8 @@
 import { fromCallback } from 'xstate';
 import type { ToolCallBlock } from '../../kernel/index.js';
 import { parseToolArguments } from '../../tools/index.js';
-import { liveHandlesOf } from '../runtime/liveHandles.js';
-import type { ToolMachineServices } from '../runtime/services.js';
+import type { ToolMachineServices } from '../runtime/index.js';
+import { liveHandlesOf } from '../runtime/index.js';
 
 /**
  * The toolBatch machine's own actor: the scope watch (the toolCall logic it steps is provided beside it).

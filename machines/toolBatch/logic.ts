@@ -1,7 +1,7 @@
-import type { ToolMachineServices } from '../runtime/services.js';
-import { fixedServices, type ServicesResolver } from '../runtime/systemServices.js';
+import type { ToolMachineServices } from '../runtime/index.js';
+import { fixedServices, type ServicesResolver } from '../runtime/index.js';
 import { toolBatchMachine } from '../toolBatch.js';
-import { provideToolCallLogic } from '../toolCall/logic.js';
+import { provideToolCallLogic } from '../toolCall/index.js';
 import { createToolBatchActions } from './actions.js';
 import { createToolBatchActors } from './actors.js';
 

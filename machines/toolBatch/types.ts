@@ -1,7 +1,7 @@
 import type { AnyActorRef } from 'xstate';
 import type { HookContext, ToolCallBlock } from '../../kernel/index.js';
 import type { ResumeSlot } from '../../session/index.js';
-import type { ToolCallOutput, ToolCallReport } from '../toolCall/types.js';
+import type { ToolCallOutput, ToolCallReport } from '../toolCall/index.js';
 
 export interface ToolBatchInput {
   /** The turn that hears each commit (`CALL_COMMITTED`); absent for a batch run on its own. */

@@ -1,11 +1,8 @@
 import { type ActorSystem, enqueueActions } from 'xstate';
-import type { ToolExecution } from '../../seams/types.js';
+import type { ToolExecution } from '../../seams/index.js';
 import { describeToolCallRecord, sealToolCall } from '../../tools/index.js';
-import type { CallHandles } from '../runtime/callTable.js';
-import { liveHandlesOf } from '../runtime/liveHandles.js';
-import { sendToLive } from '../runtime/sendToLiveChild.js';
-import type { ToolMachineServices } from '../runtime/services.js';
-import type { ServicesResolver } from '../runtime/systemServices.js';
+import type { CallHandles, ServicesResolver, ToolMachineServices } from '../runtime/index.js';
+import { liveHandlesOf, sendToLive } from '../runtime/index.js';
 import { notifyToolResult, reportDefaultDecision, reportNoticeFailure } from './notices.js';
 import { createToolCallPhases, detachCall } from './phases.js';
 import type {

@@ -1,13 +1,10 @@
 import type { ToolResult } from '../../kernel/index.js';
 import { describeReceived } from '../../kernel/index.js';
-import type { ApprovalChannel, Seams } from '../../seams/types.js';
+import type { ApprovalChannel, Seams } from '../../seams/index.js';
+import type { ExecuteOptions, ToolCallRequest, ToolRegistry } from '../../tools/index.js';
 import { createToolRegistryCore } from '../../tools/index.js';
-import type { ExecuteOptions, ToolCallRequest, ToolRegistry } from '../../tools/types.js';
-import { liveHandlesOf } from '../runtime/liveHandles.js';
-import type { RunScope } from '../runtime/scopeTable.js';
-import type { ToolMachineServices } from '../runtime/services.js';
-import { createSteppedActor } from '../runtime/steppedActor.js';
-import { createStepHost } from '../runtime/systemServices.js';
+import type { RunScope, ToolMachineServices } from '../runtime/index.js';
+import { createStepHost, createSteppedActor, liveHandlesOf } from '../runtime/index.js';
 import { sharedToolCallLogic } from './logic.js';
 import type { CallPlace } from './phases.js';
 import type { ToolCallOutput } from './types.js';
@@ -41,7 +38,7 @@ export function createToolRegistry(): ToolRegistry {
       cancelGraceMs: options.cancelGraceMs,
     };
     const seams = options.seams.snapshot(call.agent?.id);
-    // Built field by field: a spread per call costs a new hidden class (decision 108).
+    // Built field by field: a spread per call costs a new hidden class (decision 24).
     const scope: { -readonly [K in keyof RunScope]: RunScope[K] } = { seams, controller };
     if (call.agent) scope.agent = call.agent;
     if (options.approval) scope.approval = options.approval;

@@ -1,5 +1,5 @@
-import type { ToolMachineServices } from '../runtime/services.js';
-import { fixedServices, once, type ServicesResolver, servicesOfSystem } from '../runtime/systemServices.js';
+import type { ToolMachineServices } from '../runtime/index.js';
+import { fixedServices, once, type ServicesResolver, servicesOfSystem } from '../runtime/index.js';
 import { toolCallMachine } from '../toolCall.js';
 import { createToolCallActions } from './actions.js';
 

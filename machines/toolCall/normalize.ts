@@ -1,6 +1,6 @@
 import { type ToolResult, ToolResultSchema } from '../../kernel/index.js';
-import { formatIssues } from '../../seams/describe.js';
-import type { ToolExecution } from '../../seams/types.js';
+import type { ToolExecution } from '../../seams/index.js';
+import { formatIssues } from '../../seams/index.js';
 import {
   boundToolResult,
   createFailureResult,

@@ -1,8 +1,8 @@
 import type { ToolResult } from '../../kernel/index.js';
 import { describeThrown } from '../../kernel/index.js';
-import { createDecidedNotice } from '../../seams/decidedNotice.js';
-import type { SeamSet, ToolExecution } from '../../seams/types.js';
-import type { ToolMachineServices } from '../runtime/services.js';
+import type { SeamSet, ToolExecution } from '../../seams/index.js';
+import { createDecidedNotice } from '../../seams/index.js';
+import type { ToolMachineServices } from '../runtime/index.js';
 import { createDispatchScope } from './phases.js';
 import type { ToolCallContext } from './types.js';
 

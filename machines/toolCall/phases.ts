@@ -4,9 +4,8 @@ import {
   describeThrown,
   type ToolResult,
 } from '../../kernel/index.js';
-import { deciderOf } from '../../seams/decider.js';
-import { Seam } from '../../seams/names.js';
-import type { DispatchScope, ToolExecution } from '../../seams/types.js';
+import type { DispatchScope, ToolExecution } from '../../seams/index.js';
+import { deciderOf, Seam } from '../../seams/index.js';
 import {
   applyPostDecision,
   createCoreDispatch,
@@ -21,10 +20,7 @@ import {
   withContexts,
   withoutContexts,
 } from '../../tools/index.js';
-import type { CallHandles } from '../runtime/callTable.js';
-import type { LiveHandles } from '../runtime/liveHandles.js';
-import type { RunScope } from '../runtime/scopeTable.js';
-import type { ToolMachineServices } from '../runtime/services.js';
+import type { CallHandles, LiveHandles, RunScope, ToolMachineServices } from '../runtime/index.js';
 import { normalizeAroundResult } from './normalize.js';
 import { assembleResult, createAbortedBeforeDispatch, describeApprovalRefusal } from './rules.js';
 import {

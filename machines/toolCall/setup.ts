@@ -1,6 +1,6 @@
 import { type ActorSystem, type AnyActorRef, assign, raise, setup } from 'xstate';
 import { createFailureResult, withContexts } from '../../tools/index.js';
-import { liveHandlesOf } from '../runtime/liveHandles.js';
+import { liveHandlesOf } from '../runtime/index.js';
 import {
   abandonReview,
   assembleResult,

@@ -1,22 +1,18 @@
 import { type ActionFunction, type ActorSystem, type AnyActorRef, enqueueActions } from 'xstate';
 import type { HookContext, PromptDecision } from '../../kernel/index.js';
 import { TurnFailureCode, toFailure } from '../../kernel/index.js';
-import { createDecidedNotice } from '../../seams/decidedNotice.js';
 import type {
   CancelCause,
   DispatchScope,
   NotifySeamName,
   SeamCtx,
   WaterfallSeamName,
-} from '../../seams/types.js';
-import { SessionLogError } from '../../session/errors.js';
-import { repairEvents } from '../../session/repair.js';
-import { turnUsage } from '../../session/usage.js';
-import { liveHandlesOf } from '../runtime/liveHandles.js';
-import { createReportingScope } from '../runtime/reportingScope.js';
-import type { TurnMachineServices } from '../runtime/services.js';
-import type { ServicesResolver } from '../runtime/systemServices.js';
-import type { ToolBatchOutput } from '../toolBatch/types.js';
+} from '../../seams/index.js';
+import { createDecidedNotice } from '../../seams/index.js';
+import { repairEvents, SessionLogError, turnUsage } from '../../session/index.js';
+import type { ServicesResolver, TurnMachineServices } from '../runtime/index.js';
+import { createReportingScope, liveHandlesOf } from '../runtime/index.js';
+import type { ToolBatchOutput } from '../toolBatch/index.js';
 import type { AcceptedAnswer } from './rules.js';
 import type { OwedWrite, TurnContext, TurnEvent } from './types.js';
 

@@ -1,12 +1,9 @@
 import { type ActorSystem, fromPromise, type PromiseActorLogic } from 'xstate';
 import type { ContinuationDecision, PromptDecision, RequestErrorDecision } from '../../kernel/index.js';
-import { deciderOf } from '../../seams/decider.js';
-import type { AgentHandle, DispatchScope, SeamSet } from '../../seams/types.js';
-import { liveHandlesOf } from '../runtime/liveHandles.js';
-import { createReportingScope } from '../runtime/reportingScope.js';
-import type { RunScope } from '../runtime/scopeTable.js';
-import type { TurnMachineServices } from '../runtime/services.js';
-import type { ServicesResolver } from '../runtime/systemServices.js';
+import type { AgentHandle, DispatchScope, SeamSet } from '../../seams/index.js';
+import { deciderOf } from '../../seams/index.js';
+import type { RunScope, ServicesResolver, TurnMachineServices } from '../runtime/index.js';
+import { createReportingScope, liveHandlesOf } from '../runtime/index.js';
 import { defaultPromptDecision } from './rules.js';
 import type {
   ContinuationInput,

@@ -1,6 +1,6 @@
-import type { TurnMachineServices } from '../runtime/services.js';
-import { fixedServices, type ServicesResolver } from '../runtime/systemServices.js';
-import { provideToolBatchLogic } from '../toolBatch/logic.js';
+import type { TurnMachineServices } from '../runtime/index.js';
+import { fixedServices, type ServicesResolver } from '../runtime/index.js';
+import { provideToolBatchLogic } from '../toolBatch/index.js';
 import { turnMachine } from '../turn.js';
 import { createTurnActions } from './actions.js';
 import { createTurnActors } from './actors.js';

@@ -1,15 +1,15 @@
 import type { ActorSystem } from 'xstate';
-import { createDeltaRelay } from '../../model/deltaRelay.js';
-import { evaluateInstructions } from '../../model/instructions.js';
-import { createRequestDeriver, type RequestDeriver } from '../../model/request.js';
-import { settingsForRequest } from '../../model/settings.js';
-import type { ModelRequest } from '../../model/types.js';
-import type { SessionLog } from '../../session/types.js';
-import { liveHandlesOf } from '../runtime/liveHandles.js';
-import type { RunScope } from '../runtime/scopeTable.js';
-import { sendToLive } from '../runtime/sendToLiveChild.js';
-import type { TurnMachineServices } from '../runtime/services.js';
-import type { ServicesResolver } from '../runtime/systemServices.js';
+import type { ModelRequest } from '../../model/index.js';
+import {
+  createDeltaRelay,
+  createRequestDeriver,
+  evaluateInstructions,
+  type RequestDeriver,
+  settingsForRequest,
+} from '../../model/index.js';
+import type { SessionLog } from '../../session/index.js';
+import type { RunScope, ServicesResolver, TurnMachineServices } from '../runtime/index.js';
+import { liveHandlesOf, sendToLive } from '../runtime/index.js';
 import { resolveInScope } from './actors.js';
 import { type AcceptedAnswer, acceptModelStep, modelInputOf } from './rules.js';
 import type { ModelInput, TurnContext, TurnEvent } from './types.js';

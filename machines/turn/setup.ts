@@ -6,12 +6,11 @@ import type {
   RequestErrorDecision,
 } from '../../kernel/index.js';
 import { toFailure } from '../../kernel/index.js';
-import { deciderOf } from '../../seams/decider.js';
-import type { CancelCause, WaterfallSeamName } from '../../seams/types.js';
-import type { InboxItem, Injection } from '../runtime/inbox.js';
-import { sendToLiveChild } from '../runtime/sendToLiveChild.js';
-import { unprovidedActors } from '../runtime/unprovided.js';
-import type { ToolBatchOutput } from '../toolBatch/types.js';
+import type { CancelCause, WaterfallSeamName } from '../../seams/index.js';
+import { deciderOf } from '../../seams/index.js';
+import type { InboxItem, Injection } from '../runtime/index.js';
+import { sendToLiveChild, unprovidedActors } from '../runtime/index.js';
+import type { ToolBatchOutput } from '../toolBatch/index.js';
 import { toolBatchMachine } from '../toolBatch.js';
 import { continuationItemId } from './actions.js';
 import {
@@ -90,7 +89,7 @@ export const turnSetup = setup({
     notifyClosed: noop,
     releaseOnStop: noop,
     reportFlushFailure: (_, _params: { error: unknown }) => {},
-    // The agent's inbox books (decision 41): steering the turn ended itself (dequeued into a step, or
+    // The agent's inbox books (decision 52): steering the turn ended itself (dequeued into a step, or
     // discarded by a terminal stop) and a continuation reason it enqueued itself.
     reportSteeringEnded: ({ context }) =>
       reportSteering(context.input.parent, 'STEERING_ENDED', context.steering),
@@ -220,6 +219,8 @@ export const turnSetup = setup({
       stepFifo: [...(context.resume?.contexts ?? [])],
     })),
     clearResume: assign({ resume: null }),
+    // The refusal was reported; the suspended step is as it was, so nothing of it failed.
+    forgetRefusedResume: assign({ failure: null }),
     appendTurnSuspended: (_, _params: { output: unknown }) => {},
     appendTurnResumed: noop,
     appendHeldContext: (_, _params: { injection: Injection }) => {},

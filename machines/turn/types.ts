@@ -7,9 +7,9 @@ import type {
   ToolCallBlock,
   TurnEndReason,
 } from '../../kernel/index.js';
-import type { CancelCause } from '../../seams/types.js';
+import type { CancelCause } from '../../seams/index.js';
 import type { ResumeSlot } from '../../session/index.js';
-import type { InboxItem, Injection } from '../runtime/inbox.js';
+import type { InboxItem, Injection } from '../runtime/index.js';
 import type { AcceptedAnswer } from './rules.js';
 
 /** The turn-scoped seams whose presence is snapshotted into context when the turn starts. */
@@ -216,5 +216,5 @@ export interface TurnStopOutput {
 }
 
 /** Input of the toolBatch machine the turn invokes (one per assistant step with tool calls). */
-export type { ToolBatchInput } from '../toolBatch/types.js';
+export type { ToolBatchInput } from '../toolBatch/index.js';
 export type { PromptDecision };

@@ -5,7 +5,5 @@ export { cancelledApprovals, expiredApprovals, planApprovalAnswer } from './answ
 export type { ApprovalErrorCode } from './approvalError.js';
 export { ApprovalError } from './approvalError.js';
 export { hashArguments } from './argsHash.js';
-export type { ListedApproval, RecordedAnswer } from './record.js';
-export { listPendingApprovals, recordApprovalAnswer } from './record.js';
 export type { ApprovalRecord, ResumePoint, ResumeSlot, Suspension } from './suspension.js';
 export { approvalRecords, findResumePoint, findSuspension, nextRequestId } from './suspension.js';

@@ -32,8 +32,6 @@ type LockFile = z.infer<typeof LockFileSchema>;
 export type HolderState = 'alive' | 'dead' | 'unknown';
 
 const MAX_ATTEMPTS = 8;
-const held = new Map<string, string>();
-let exitHookInstalled = false;
 
 /** The lock file of a session file. */
 export function lockPathOf(sessionPath: string): string {
@@ -58,14 +56,12 @@ export function acquireSessionLock(sessionPath: string, options: AcquireLockOpti
       nonce: randomUUID(),
     };
     if (tryCreate(path, mine, sessionPath)) {
-      held.set(path, mine.nonce);
-      installExitHook();
       const holder: LockHolder = { pid: mine.pid, host: mine.host, since: mine.since };
       return Object.freeze({
         path,
         holder,
         repairs: Object.freeze(repairs),
-        release: () => release(path, mine.nonce),
+        release: releaseOnExit(path, mine.nonce),
       });
     }
     const seen = readLockText(path);
@@ -164,25 +160,36 @@ function takeOver(path: string, judged: string): boolean {
   return false;
 }
 
-function release(path: string, nonce: string): void {
-  if (held.get(path) !== nonce) return;
-  held.delete(path);
-  const current = readLockText(path);
-  if (current !== undefined && parseLock(current)?.nonce === nonce) fs.rmSync(path, { force: true });
+/**
+ * Ties a held lock to the process: it is released by the returned function or, failing that, when the process
+ * exits. Each lock owns its own exit listener, so nothing outside the lock tracks what is held.
+ */
+function releaseOnExit(path: string, nonce: string): () => void {
+  let held = true;
+  const release = (): void => {
+    if (!held) return;
+    held = false;
+    process.off('exit', onExit);
+    adjustExitListenerLimit(-1);
+    const current = readLockText(path);
+    if (current !== undefined && parseLock(current)?.nonce === nonce) fs.rmSync(path, { force: true });
+  };
+  const onExit = (): void => {
+    try {
+      release();
+    } catch {
+      // Exiting anyway: a lock left behind names a dead process and is taken over by the next writer.
+    }
+  };
+  // One listener per held lock is expected, not a leak: raise the warning threshold while it is held.
+  adjustExitListenerLimit(1);
+  process.once('exit', onExit);
+  return release;
 }
 
-function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.once('exit', () => {
-    for (const [path, nonce] of [...held]) {
-      try {
-        release(path, nonce);
-      } catch {
-        // Exiting anyway: a lock left behind names a dead process and is taken over by the next writer.
-      }
-    }
-  });
+function adjustExitListenerLimit(by: number): void {
+  const limit = process.getMaxListeners();
+  if (limit !== 0 && limit !== Number.POSITIVE_INFINITY) process.setMaxListeners(limit + by);
 }
 
 function readLockText(path: string): string | undefined {

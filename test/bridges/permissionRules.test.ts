@@ -1,11 +1,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  decidePermission,
-  loadPermissionSet,
-  type PermissionMode,
-} from '../../bridges/claude-code/permissions.js';
 import { HookConfigError } from '../../bridges/errors.js';
+import { decidePermission, loadPermissionSet, type PermissionMode } from '../../bridges/permissions.js';
 
 const home = '/home/u';
 const repo = '/work/repo';

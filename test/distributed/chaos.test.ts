@@ -62,7 +62,10 @@ function leftoverProcesses(): string[] {
   return found;
 }
 
-/** SIGSTOPs a worker that holds at least one session lease; returns it with the tokens it held. */
+/**
+ * SIGSTOPs a worker that holds a session lease while a tool body of that session runs (its last stored event is
+ * `tool/call`), so it has a write left to make once it comes back; returns it with the tokens it held.
+ */
 async function pauseAHolder(
   live: readonly WorkerProcess[],
 ): Promise<{ worker: WorkerProcess; heldAtPause: Map<string, number> }> {
@@ -73,7 +76,11 @@ async function pauseAHolder(
         'SELECT id, lease_token FROM seamchart.sessions WHERE lease_holder = $1',
         [worker.executorId],
       );
-      if (held.rows.length > 0) {
+      const last = await suite.admin.query<{ event: string }>(
+        'SELECT DISTINCT ON (session_id) event FROM seamchart.events WHERE session_id = ANY($1) ORDER BY session_id, seq DESC',
+        [held.rows.map((row) => row.id)],
+      );
+      if (last.rows.some((row) => (JSON.parse(row.event) as LogEvent).type === 'tool/call')) {
         return { worker, heldAtPause: new Map(held.rows.map((row) => [row.id, Number(row.lease_token)])) };
       }
       worker.child.kill('SIGCONT');
@@ -231,7 +238,11 @@ describe('N05 chaos', () => {
         () => paused!.lines.some((line) => line.includes('FENCED')),
         // Its next write or lease renewal may wait behind a tool body or a slow event loop on a loaded machine.
         60_000,
-      );
+      ).catch((error: Error) => {
+        throw new Error(
+          `${error.message}\nthe paused worker's last lines:\n${paused!.lines.slice(-40).join('\n')}`,
+        );
+      });
       live.push(paused!);
       expect(killed).toHaveLength(KILLS);
 

@@ -176,6 +176,31 @@ describe('E04 findings, fixed: what the store refused is written again or handed
     expect(coverage.transitions.get('turn')).toContain('turn.open.step.suspended.recording —always→ #0');
   });
 
+  it('E04 fixed: a refused turn/resumed resumes nothing: the turn stays suspended and the next resume writes it', async () => {
+    const moves = [
+      'model@r0:exclusive',
+      'tools/pre-execute@r0c0:ask',
+      'approval@r0c0:deferred',
+      'resolve@a1:allowed-once',
+      'refuse:turn/resumed',
+    ];
+    const { run } = await runComposedExample(config('approvals'), moves);
+    expect(run.violations).toEqual([]);
+    // Refused once: no call ran while the log said suspended; the resume that followed wrote turn/resumed first,
+    // then the approved call and the exclusive call that had not started.
+    expect(
+      shape(run.events, ['turn/suspended', 'turn/resumed', 'tool/call', 'tool/result', 'turn/end']),
+    ).toEqual([
+      'tool/call(r0c0)',
+      'turn/suspended',
+      'turn/resumed',
+      'tool/result(r0c0)',
+      'tool/call(r0c1)',
+      'tool/result(r0c1)',
+      'turn/end',
+    ]);
+  });
+
   it('E05 example: a turn/start refused twice leaves its message pending for the resume', async () => {
     const moves = ['model@r0:text', 'followup', 'refuse:turn/start*2'];
     const { run, coverage } = await runComposedExample(config('bare'), moves);

@@ -1,5 +1,5 @@
-import { createDisposer } from '../../seams/disposer.js';
-import type { Disposer } from '../../seams/types.js';
+import type { Disposer } from '../../seams/index.js';
+import { createDisposer } from '../../seams/index.js';
 import type { ToolDefinition, ToolRegistryCore } from '../types.js';
 import { assertDistinctServers } from './servers.js';
 import type { StartedServer, StartOptions } from './startServer.js';

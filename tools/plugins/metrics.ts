@@ -1,4 +1,4 @@
-import type { SeamName, SeamPlugin } from '../../seams/types.js';
+import type { SeamName, SeamPlugin } from '../../seams/index.js';
 
 export interface ToolMetrics {
   /** Calls that produced a result (every outcome, denials included). */

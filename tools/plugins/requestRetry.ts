@@ -1,6 +1,6 @@
 import type { Failure, RequestErrorDecision } from '../../kernel/index.js';
 import { describeReceived } from '../../kernel/index.js';
-import type { SeamPlugin } from '../../seams/types.js';
+import type { SeamPlugin } from '../../seams/index.js';
 
 /** One wait before a retried model request, as `onWait` hears it. */
 export interface RequestRetryWait {

@@ -1,6 +1,6 @@
 import type { ToolResult } from '../../kernel/index.js';
 import { describeReceived } from '../../kernel/index.js';
-import type { SeamPlugin, ToolExecution } from '../../seams/types.js';
+import type { SeamPlugin, ToolExecution } from '../../seams/index.js';
 
 export interface RetryOptions {
   /** Total attempts including the first (a positive integer). */

@@ -1,6 +1,6 @@
 import type { ToolResult } from '../../kernel/index.js';
 import { describeReceived } from '../../kernel/index.js';
-import type { SeamPlugin } from '../../seams/types.js';
+import type { SeamPlugin } from '../../seams/index.js';
 import { createFailureResult, ToolMessage } from '../results.js';
 import { definitionAtSeal } from '../seal.js';
 import { linkSignals } from '../signals.js';

@@ -45,14 +45,6 @@ export const knownFindings: readonly {
   pattern: RegExp;
 }[] = [
   {
-    // e.g. approvals: followup model@r0:exclusive tools/pre-execute@r0c0:ask approval@r0c0:deferred
-    // resolve@a1:allowed-once refuseNextWrite — turn/resumed is refused, the resumed turn ends `error`.
-    name: 'a refused turn/resumed: the resumed turn runs on and ends error without turn/resumed (invariant 17)',
-    triggers: ['refuse'],
-    requires: ['approval'],
-    pattern: /\[SUSPENSION_NOT_RESUMED\]/,
-  },
-  {
     // e.g. bare: followup model@r0:text followup refuseNextWrite dispose — the dispose's inbox/discarded is refused.
     name: 'a refused inbox/discarded of dispose() leaves the dropped items pending in the log (a resume re-queues them)',
     triggers: ['refuse'],
@@ -118,6 +110,12 @@ export const unreachable: readonly { what: string; why: string; coveredBy: strin
     what: 'turn.open.step.inFlight.tools.draining —CANCEL→ #0',
     why: 'a second stop (dispose after cancel): the bounds allow one cancel or dispose',
     coveredBy: 'E05 example: a dispose while a cancelled batch drains is recorded as the later cause',
+  },
+  {
+    what: 'turn.open.step.postBatchSteering —always→ #0',
+    why: "a refused context/message of the step's FIFO: the proof refuses the next write whatever it is, and that one comes first",
+    coveredBy:
+      "E05 example: a refused context/message of the step's FIFO closes the turn before steering is drained",
   },
   {
     what: 'turn.open.step.postStep.check —always→ #0',

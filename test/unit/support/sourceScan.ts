@@ -34,16 +34,17 @@ const timingImitation =
 const topLevelLet = /^(?:export\s+)?let\s/;
 const topLevelCollection =
   /^(?:export\s+)?const\s+(\w+)\s*(?::[^=]+)?=\s*(new\s+(?:Map|Set|WeakMap|WeakSet)\b|\[\s*\]|\{\s*\})/;
+// A call that changes a collection, an indexed write, or a property write (`state.count = 1`).
 const mutationOf = (name: string): RegExp =>
   new RegExp(
-    `\\b${name}\\s*(?:\\.(?:set|add|delete|clear|push|pop|shift|unshift|splice)\\s*\\(|\\[[^\\]]*\\]\\s*=[^=])`,
+    `\\b${name}\\s*(?:\\.(?:set|add|delete|clear|push|pop|shift|unshift|splice)\\s*\\(|\\[[^\\]]*\\]\\s*=[^=]|\\.\\w+\\s*=[^=])`,
   );
 
 /**
  * Scans `files` for what engine.md's contract 1 and 2 forbid: XState members whose names start with
  * `_`, logic objects whose `transition`/`provide` are replaced, `queueMicrotask`/`await undefined`
  * timing imitation, and module-level mutable state (a top-level `let`, or a top-level collection that
- * is mutated) outside `allowedSideTables` (`file:name` of the documented per-system WeakMaps).
+ * is mutated) outside `allowedSideTables` (`file:name` of the documented WeakMap side tables).
  */
 export function scanSources(files: readonly string[], allowedSideTables: ReadonlySet<string>): ScanFinding[] {
   const findings: ScanFinding[] = [];
@@ -65,7 +66,9 @@ export function scanSources(files: readonly string[], allowedSideTables: Readonl
       if (timingImitation.test(line)) report(index, 'queueMicrotask / await undefined timing imitation');
       if (topLevelLet.test(line)) report(index, 'module-level mutable state (let)');
       const collection = topLevelCollection.exec(line);
-      if (collection !== null && !allowedSideTables.has(`${file}:${collection[1]}`)) {
+      // Only a WeakMap may be a side table: a Map or Set keyed by its owner would keep the owner alive.
+      const sideTable = collection?.[2]?.startsWith('new WeakMap') === true;
+      if (collection !== null && !(sideTable && allowedSideTables.has(`${file}:${collection[1]}`))) {
         const mutated = mutationOf(collection[1]!);
         if (code.some((other, at) => at !== index && mutated.test(other)))
           report(index, 'module-level mutable state (a mutated collection)');
@@ -73,4 +76,19 @@ export function scanSources(files: readonly string[], allowedSideTables: Readonl
     });
   }
   return findings;
+}
+
+/**
+ * The side tables `docs/architecture.md` documents, as `file:name`: the bullets under "Side tables" that name
+ * a file and its tables in backticks (`` - `tools/seal.ts` `definitions` — … ``).
+ */
+export function documentedSideTables(): Set<string> {
+  const text = readFileSync(path.join(repositoryRoot, 'docs/architecture.md'), 'utf8');
+  const section = /\*\*Side tables\.\*\*[^\n]*\n(?:[^\n]*\n)*?((?:\s+- `[^\n]*\n)+)/.exec(text)?.[1] ?? '';
+  const tables = new Set<string>();
+  for (const bullet of section.split('\n')) {
+    const [file, ...names] = [...bullet.split(' — ')[0]!.matchAll(/`([^`]+)`/g)].map((match) => match[1]!);
+    for (const name of names) tables.add(`${file}:${name}`);
+  }
+  return tables;
 }

@@ -1,6 +1,6 @@
 import { homedir } from 'node:os';
 import path from 'node:path';
-import { HookConfigError } from '../errors.js';
+import { HookConfigError } from './errors.js';
 import {
   bashSubcommands,
   callPath,

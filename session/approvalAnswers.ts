@@ -1,8 +1,12 @@
-import type { CoreEventData, LogEvent } from '../../kernel/index.js';
-import { createSessionLog } from '../log.js';
-import type { SessionStore } from '../types.js';
-import { type ApprovalAnswerInput, expiredApprovals, planApprovalAnswer } from './answer.js';
-import { findSuspension } from './suspension.js';
+import type { CoreEventData, LogEvent } from '../kernel/index.js';
+import {
+  type ApprovalAnswerInput,
+  expiredApprovals,
+  findSuspension,
+  planApprovalAnswer,
+} from './approvals/index.js';
+import { createSessionLog } from './log.js';
+import type { SessionStore } from './types.js';
 
 /** A pending request as a reader lists it: `expired` when its `expiresAt` has passed (answered `expired` on the next write). */
 export interface ListedApproval {

@@ -1,8 +1,8 @@
 import path from 'node:path';
 import picomatch from 'picomatch';
-import type { JsonValue } from '../../kernel/index.js';
-import { compileCommandPattern } from '../condition.js';
-import { splitSubcommands } from '../shellSplit.js';
+import type { JsonValue } from '../kernel/index.js';
+import { compileCommandPattern } from './condition.js';
+import { splitSubcommands } from './shellSplit.js';
 
 /** What a rule does when it matches a call. */
 export type PermissionBehavior = 'allow' | 'ask' | 'deny';
