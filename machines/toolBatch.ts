@@ -6,9 +6,8 @@ export { graphEvents } from './toolBatch/graph.js';
 
 /**
  * The calls of one assistant step: exclusive barriers and a rolling parallel pool, one policy lane,
- * commits in model order. No call is an actor: a call with listeners is its toolCall machine, stepped
- * inside the batch (`starting`, `committing`, `call.done`); a call with no decision listener runs on the direct
- * path (`startingDirect`). Un-provided: bind services with `createToolBatchLogic(services)`.
+ * commits in model order. No call is an actor: each is its toolCall machine, stepped inside the batch
+ * (`starting`, `committing`, `call.done`); its guards skip its empty phases. Un-provided: bind services with `createToolBatchLogic(services)`.
  */
 export const toolBatchMachine = toolBatchSetup.createMachine({
   id: 'toolBatch',
@@ -25,11 +24,8 @@ export const toolBatchMachine = toolBatchSetup.createMachine({
     preparing: null,
     settled: input.calls.map(() => false),
     modes: [],
-    direct: [],
-    results: [],
     crashed: input.calls.map(() => null),
     nextMode: null,
-    nextDirect: false,
     aborted: input.resume?.aborted ?? false,
     failure: null,
     waiting: input.calls.map(() => null),
@@ -50,13 +46,6 @@ export const toolBatchMachine = toolBatchSetup.createMachine({
     SETTLED: { actions: 'markSettled' },
     PARKED: { actions: 'recordParked' },
     HELD: { actions: 'recordHeld' },
-    DIRECT_SETTLED: {
-      guard: { type: 'settlesDirectCall', params: ({ event }) => ({ index: event.index }) },
-      actions: {
-        type: 'recordDirectResult',
-        params: ({ event }) => ({ index: event.index, settled: event.output }),
-      },
-    },
     ABORT: { guard: 'isLive', actions: ['markAborted', 'abortStartedCalls'] },
     INTERNAL_ERROR: { target: '.failed', actions: 'recordFailure' },
     'call.error': { actions: 'markCrashed' },
@@ -70,7 +59,6 @@ export const toolBatchMachine = toolBatchSetup.createMachine({
       always: [
         { guard: 'allCommitted', target: 'finishing' },
         { guard: 'cursorCrashed', target: 'skippingCrashed' },
-        { guard: 'canCommitDirect', target: 'committingDirect' },
         { guard: 'canCommit', target: 'committing' },
         { guard: 'drainedAfterAbort', target: 'abandoning' },
         { guard: 'mayStart', target: 'classifying' },
@@ -84,14 +72,6 @@ export const toolBatchMachine = toolBatchSetup.createMachine({
         PARKED: { target: 'scheduling', actions: 'recordParked' },
         HELD: { target: 'scheduling', actions: 'recordHeld' },
         SETTLED: { target: 'scheduling', actions: 'markSettled' },
-        DIRECT_SETTLED: {
-          guard: { type: 'settlesDirectCall', params: ({ event }) => ({ index: event.index }) },
-          target: 'scheduling',
-          actions: {
-            type: 'recordDirectResult',
-            params: ({ event }) => ({ index: event.index, settled: event.output }),
-          },
-        },
         ABORT: {
           guard: 'isLive',
           target: 'scheduling',
@@ -100,7 +80,7 @@ export const toolBatchMachine = toolBatchSetup.createMachine({
         'call.error': { target: 'scheduling', actions: 'markCrashed' },
       },
     },
-    // The next call's mode and path are read now, so earlier calls can change them.
+    // The next call's mode is read now, so earlier calls can change it.
     classifying: {
       entry: 'classifyNext',
       on: {
@@ -117,7 +97,7 @@ export const toolBatchMachine = toolBatchSetup.createMachine({
         'classify.error': {
           guard: 'classifiesNext',
           target: 'placing',
-          actions: { type: 'recordMode', params: { mode: 'exclusive', direct: false } },
+          actions: { type: 'recordMode', params: { mode: 'exclusive' } },
         },
       },
     },
@@ -126,9 +106,7 @@ export const toolBatchMachine = toolBatchSetup.createMachine({
     placing: {
       always: [
         { guard: 'cursorCrashed', target: 'skippingCrashed' },
-        { guard: 'canCommitDirect', target: 'committingDirect' },
         { guard: 'canCommit', target: 'committing' },
-        { guard: 'nextFitsDirect', target: 'startingDirect' },
         { guard: 'nextFits', target: 'starting' },
         { guard: 'shouldSuspend', target: 'suspending' },
         { target: 'waiting' },
@@ -136,18 +114,8 @@ export const toolBatchMachine = toolBatchSetup.createMachine({
     },
     // Open the call and start its machine; the lane is busy until it reports PREPARED (after prepare and policy).
     starting: {
-      entry: ['startCall', 'startSteppedCall', { type: 'markStarted', params: { holdsLane: true } }],
+      entry: ['startCall', 'startSteppedCall', 'markStarted'],
       always: 'waiting',
-    },
-    // No decision listener: the batch runs the call itself, no actor; with no policy phase the lane stays free.
-    startingDirect: {
-      entry: ['startCall', 'runDirectCall', { type: 'markStarted', params: { holdsLane: false } }],
-      always: 'scheduling',
-    },
-    // A direct call's review is empty: its finalized result is recorded at once, in model order.
-    committingDirect: {
-      entry: ['commitDirectResult', 'advanceCursor'],
-      always: 'scheduling',
     },
     // The cursor call reviews now, in model order; its result is recorded once its machine is done.
     committing: {

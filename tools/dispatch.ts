@@ -15,6 +15,8 @@ export interface CoreDispatchOptions {
   readonly callSignal: AbortSignal;
   /** Called right before the body runs. */
   readonly onBodyStart?: () => void;
+  /** Aborted when nobody waits for the body any more (its phase was left): the grace timer goes at once. */
+  readonly stopSignal?: AbortSignal;
 }
 
 type BodyOutcome =
@@ -30,7 +32,7 @@ type BodyOutcome =
 export function createCoreDispatch(
   options: CoreDispatchOptions,
 ): (exec: ToolExecution) => Promise<ToolResult> {
-  const { tools, cancelGraceMs, callSignal, onBodyStart } = options;
+  const { tools, cancelGraceMs, callSignal, onBodyStart, stopSignal } = options;
   return async (exec) => {
     const signal = exec.signal;
     if (signal.aborted || callSignal.aborted) {
@@ -68,6 +70,7 @@ export function createCoreDispatch(
       () => tool.execute(args.data, context),
       [signal, callSignal],
       cancelGraceMs,
+      stopSignal,
     );
     accepting = false;
     if (outcome.kind === 'did-not-stop') {
@@ -88,18 +91,26 @@ export function createCoreDispatch(
 }
 
 // Awaits the body, but once a signal aborts only for `graceMs` more: Ctrl-C always ends the call.
-function awaitBody(run: () => unknown, signals: AbortSignal[], graceMs: number): Promise<BodyOutcome> {
+function awaitBody(
+  run: () => unknown,
+  signals: AbortSignal[],
+  graceMs: number,
+  stopSignal?: AbortSignal,
+): Promise<BodyOutcome> {
   return new Promise<BodyOutcome>((resolve) => {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const onAbort = (): void => {
       timer ??= setTimeout(() => finish({ kind: 'did-not-stop' }), graceMs);
     };
+    const onStop = (): void => finish({ kind: 'did-not-stop' });
     const finish = (outcome: BodyOutcome): void => {
       if (timer !== undefined) clearTimeout(timer);
       for (const s of signals) s.removeEventListener('abort', onAbort);
+      stopSignal?.removeEventListener('abort', onStop);
       resolve(outcome);
     };
     for (const s of signals) s.addEventListener('abort', onAbort, { once: true });
+    stopSignal?.addEventListener('abort', onStop, { once: true });
     try {
       Promise.resolve(run()).then(
         (value) => finish({ kind: 'returned', value }),

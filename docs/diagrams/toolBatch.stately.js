@@ -27,14 +27,6 @@ const toolBatchMachine = createMachine({
     "HELD": {
       "actions": "recordHeld"
     },
-    "DIRECT_SETTLED": {
-      "guard": {
-        "type": "settlesDirectCall"
-      },
-      "actions": {
-        "type": "recordDirectResult"
-      }
-    },
     "ABORT": {
       "guard": "isLive",
       "actions": [
@@ -62,10 +54,6 @@ const toolBatchMachine = createMachine({
         {
           "guard": "cursorCrashed",
           "target": "skippingCrashed"
-        },
-        {
-          "guard": "canCommitDirect",
-          "target": "committingDirect"
         },
         {
           "guard": "canCommit",
@@ -106,15 +94,6 @@ const toolBatchMachine = createMachine({
           "target": "scheduling",
           "actions": "markSettled"
         },
-        "DIRECT_SETTLED": {
-          "guard": {
-            "type": "settlesDirectCall"
-          },
-          "target": "scheduling",
-          "actions": {
-            "type": "recordDirectResult"
-          }
-        },
         "ABORT": {
           "guard": "isLive",
           "target": "scheduling",
@@ -153,8 +132,7 @@ const toolBatchMachine = createMachine({
           "actions": {
             "type": "recordMode",
             "params": {
-              "mode": "exclusive",
-              "direct": false
+              "mode": "exclusive"
             }
           }
         }
@@ -167,16 +145,8 @@ const toolBatchMachine = createMachine({
           "target": "skippingCrashed"
         },
         {
-          "guard": "canCommitDirect",
-          "target": "committingDirect"
-        },
-        {
           "guard": "canCommit",
           "target": "committing"
-        },
-        {
-          "guard": "nextFitsDirect",
-          "target": "startingDirect"
         },
         {
           "guard": "nextFits",
@@ -195,34 +165,9 @@ const toolBatchMachine = createMachine({
       "entry": [
         "startCall",
         "startSteppedCall",
-        {
-          "type": "markStarted",
-          "params": {
-            "holdsLane": true
-          }
-        }
+        "markStarted"
       ],
       "always": "waiting"
-    },
-    "startingDirect": {
-      "entry": [
-        "startCall",
-        "runDirectCall",
-        {
-          "type": "markStarted",
-          "params": {
-            "holdsLane": false
-          }
-        }
-      ],
-      "always": "scheduling"
-    },
-    "committingDirect": {
-      "entry": [
-        "commitDirectResult",
-        "advanceCursor"
-      ],
-      "always": "scheduling"
     },
     "committing": {
       "entry": "commitSteppedCall",

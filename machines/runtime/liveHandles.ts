@@ -33,7 +33,7 @@ export function liveHandlesOf(system: ActorSystem<any>): LiveHandles {
 }
 
 /**
- * Live handles owned by whoever creates them (a standalone call on the direct path, which has no
+ * Live handles owned by whoever creates them (an owner with no
  * actor system to key them by): they go when their owner drops them.
  * @example
  * const handles = createLiveHandles();

@@ -3,11 +3,11 @@ import type { ToolCallBlock, ToolDecidedBy, ToolResult } from '../../kernel/inde
 import { describeThrown } from '../../kernel/index.js';
 import type { SessionLog } from '../../session/index.js';
 import { hashArguments, nextRequestId } from '../../session/index.js';
-import { createFailureResult, describeToolCallRecord, type ToolCallRecord } from '../../tools/index.js';
+import { createFailureResult, type ToolCallRecord } from '../../tools/index.js';
 import type { ServicesResolver, ToolMachineServices } from '../runtime/index.js';
 import { createSteppedActor, liveHandlesOf, sendToLive } from '../runtime/index.js';
-import type { CallRuntime, ParkedRequest, ToolCallReport, ToolCallResume } from '../toolCall/index.js';
-import { createAbortedBeforeDispatch, directCall as direct, takesDirectPath } from '../toolCall/index.js';
+import type { ParkedRequest, ToolCallReport, ToolCallResume } from '../toolCall/index.js';
+import { createAbortedBeforeDispatch } from '../toolCall/index.js';
 import type { toolCallMachine } from '../toolCall.js';
 import { classifyCall } from './actors.js';
 import { callIndexOf, callKeyOf, holdsDispatch } from './rules.js';
@@ -100,17 +100,6 @@ export function createToolBatchActions(
     handles.recorded = true;
     appendCall(servicesOf(args), context, context.calls[index]!, record);
   };
-  // A direct call runs with the batch system's handles and services.
-  const runtimeOf = ({ system }: EffectArgs): CallRuntime => ({
-    handles: liveHandlesOf(system),
-    services: servicesOf({ system }),
-  });
-  const placeOf = (context: ToolBatchContext, index: number) => ({
-    scopeKey: context.scopeKey,
-    callKey: callKeyOf(context, index),
-    turn: context.turn,
-    step: context.step,
-  });
   // The stepped machine of a started call still open (a committed or closed call has none).
   const steppedOf = ({ context, system }: EffectArgs, index: number) =>
     liveHandlesOf(system).calls.find(callKeyOf(context, index))?.stepped;
@@ -247,18 +236,10 @@ export function createToolBatchActions(
       const index = context.started;
       let event: ToolBatchEvent;
       try {
-        const { seams } = liveHandlesOf(system).scopes.get(context.scopeKey);
         event = {
           type: 'classify.done',
           index,
-          output: {
-            mode: classifyCall(servicesOf({ system }), context.calls[index]!),
-            // Behind a parked call, or re-entering parked or held, a call needs its chart (it may wait).
-            direct:
-              takesDirectPath(seams) &&
-              !holdsDispatch(context) &&
-              (context.resume?.[index]?.kind ?? 'notStarted') === 'notStarted',
-          },
+          output: { mode: classifyCall(servicesOf({ system }), context.calls[index]!) },
         };
       } catch (error) {
         event = { type: 'classify.error', index, error };
@@ -331,33 +312,6 @@ export function createToolBatchActions(
     commitSteppedCall: guarded('Committing a tool call', (args) =>
       steppedOf(args, args.context.cursor)?.send({ type: 'COMMIT' }),
     ),
-    // Reads and seals the call, records `tool/call` (nothing can rewrite the input; a refused append
-    // runs no body), then runs it; the result comes back as DIRECT_SETTLED, a microtask later at the
-    // earliest, as a stepped call's report would.
-    runDirectCall: guarded('Starting a tool call', (args) => {
-      const { context, self } = args;
-      const index = context.started;
-      const call = context.calls[index]!;
-      const place = placeOf(context, index);
-      const runtime = runtimeOf(args);
-      const sealed = direct.seal(runtime, place);
-      recordCall(args, index, describeToolCallRecord(call.arguments));
-      void direct
-        .run(runtime, place, sealed)
-        .then((output) => sendToLive(self, { type: 'DIRECT_SETTLED', index, output }));
-    }),
-    commitDirectResult: committed('Recording tool/result', (args) => {
-      const { context } = args;
-      const index = context.cursor;
-      const settled = context.results[index];
-      // Committed only once settled (`canCommitDirect`): a missing result is a bug, and fails the batch.
-      if (!settled) throw new Error(`direct call ${index} was committed before it settled`);
-      commit(
-        args,
-        context.calls[index]!.id,
-        direct.finish(runtimeOf(args), placeOf(context, index), settled),
-      );
-    }),
     commitResult: committed<{ output: unknown }>('Recording tool/result', (args, params) => {
       const output = params.output as ToolCallOutput;
       commit(args, output.callId, output.result);
@@ -380,14 +334,10 @@ export function createToolBatchActions(
       });
     }),
     abortStartedCalls: guarded('Aborting started calls', (args) => {
-      const { context, system } = args;
-      const { calls } = liveHandlesOf(system);
+      const { context } = args;
       // Only calls still running (decision 14): a call that died gets nothing.
       for (let index = context.cursor; index < context.started; index++) {
-        const key = callKeyOf(context, index);
-        // A direct call has no machine: its own controller is its abort (the body's signal).
-        if (!context.direct[index]) steppedOf(args, index)?.send({ type: 'ABORT' });
-        else calls.find(key)?.controller.abort();
+        steppedOf(args, index)?.send({ type: 'ABORT' });
       }
     }),
   };

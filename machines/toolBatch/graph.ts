@@ -1,6 +1,6 @@
 import type { AnyEventObject } from 'xstate';
 import type { HookContext } from '../../kernel/index.js';
-import { createFailureResult, createSuccessResult, withContexts } from '../../tools/index.js';
+import { createSuccessResult, withContexts } from '../../tools/index.js';
 import type { ToolCallOutput } from './types.js';
 
 /** How many calls the graph events cover (traverse with up to this many calls, ids `c1`, `c2`, …). */
@@ -8,7 +8,7 @@ export const graphCallCount = 3;
 
 const indexes = Array.from({ length: graphCallCount }, (_, index) => index);
 const success = createSuccessResult('ok', [{ type: 'text', text: 'ok' }]);
-// A stepped call's success carries its context, as a direct call's does.
+// A call's success carries its context.
 const callOutput = (index: number): ToolCallOutput => ({
   callId: `c${index + 1}`,
   result: withContexts(success, [graphContextOf(`c${index + 1}`)]),
@@ -24,15 +24,12 @@ export function graphContextOf(callId: string): HookContext {
 
 /**
  * Synthetic events for `xstate/graph` traversal of `toolBatchMachine` with calls `c1…c3`: the stepped
- * calls' reports and ends (`call.done`, `call.error`), the direct calls' settlements, both
- * classifications, `ABORT` and `INTERNAL_ERROR`.
+ * calls' reports and ends (`call.done`, `call.error`), both classifications, `ABORT` and `INTERNAL_ERROR`.
  */
 export const graphEvents: readonly AnyEventObject[] = [
   ...indexes.flatMap((index) => [
-    { type: 'classify.done', index, output: { mode: 'parallel', direct: false } },
-    { type: 'classify.done', index, output: { mode: 'exclusive', direct: false } },
-    { type: 'classify.done', index, output: { mode: 'parallel', direct: true } },
-    { type: 'classify.done', index, output: { mode: 'exclusive', direct: true } },
+    { type: 'classify.done', index, output: { mode: 'parallel' } },
+    { type: 'classify.done', index, output: { mode: 'exclusive' } },
     { type: 'classify.error', index, error: { message: 'classification failed' } },
     { type: 'PREPARED_INPUT', callId: `c${index + 1}`, arguments: '{}' },
     { type: 'PREPARED', callId: `c${index + 1}` },
@@ -46,17 +43,6 @@ export const graphEvents: readonly AnyEventObject[] = [
     { type: 'HELD', callId: `c${index + 1}` },
     { type: 'call.done', index, output: callOutput(index) },
     { type: 'call.error', index, error: { message: 'a step of the call threw' } },
-    // A direct call settles with a success (and its context) or before dispatch, unreviewed.
-    {
-      type: 'DIRECT_SETTLED',
-      index,
-      output: { result: withContexts(success, [graphContextOf(`c${index + 1}`)]), skipPost: false },
-    },
-    {
-      type: 'DIRECT_SETTLED',
-      index,
-      output: { result: createFailureResult('INVALID_ARGS', 'text: expected string'), skipPost: true },
-    },
   ]),
   { type: 'ABORT' },
   { type: 'INTERNAL_ERROR', message: 'append failed' },

@@ -1,6 +1,5 @@
 import { assign, fromCallback, setup } from 'xstate';
 import { describeThrown } from '../../kernel/index.js';
-import type { DirectSettlement } from '../toolCall/index.js';
 import {
   callIndexOf,
   canCommitCursor,
@@ -60,10 +59,6 @@ export const toolBatchSetup = setup({
     startSteppedCall: () => {},
     // The commit in model order: the call at the cursor is stepped with COMMIT (then reviews and finishes).
     commitSteppedCall: () => {},
-    // Runs a direct call (no actor): detach, seal, body; its result comes back as `DIRECT_SETTLED`.
-    runDirectCall: () => {},
-    // Finalizes a direct call's result and records it, as `commitResult` does for a stepped call's.
-    commitDirectResult: () => {},
     // Reads the next call's mode now and sends it back as `classify.done` (no-op until provided).
     classifyNext: () => {},
     recordPreparedInput: (_, _params: { report: unknown }) => {},
@@ -81,19 +76,12 @@ export const toolBatchSetup = setup({
     // Through the mailbox, so an INTERNAL_ERROR raised by the last commit is handled before the finish.
     requestFinish: ({ self }) => self.send({ type: 'FINISH' }),
     // Context updates (pure).
-    // A stepped call holds the policy lane until PREPARED; a direct call has no policy phase to hold it.
-    markStarted: assign(({ context }, params: { holdsLane: boolean }) => ({
-      preparing: params.holdsLane ? context.started : context.preparing,
+    // A started call holds the policy lane until PREPARED (its guards skip the empty policy phases).
+    markStarted: assign(({ context }) => ({
+      preparing: context.started,
       modes: [...context.modes, context.nextMode ?? 'exclusive'],
-      direct: [...context.direct, !params.holdsLane],
-      results: [...context.results, null],
       started: context.started + 1,
       nextMode: null,
-      nextDirect: false,
-    })),
-    recordDirectResult: assign(({ context }, params: { index: number; settled: DirectSettlement }) => ({
-      results: context.results.map((r, i) => (i === params.index ? params.settled : r)),
-      settled: context.settled.map((s, i) => s || i === params.index),
     })),
     markPrepared: assign({
       preparing: ({ context, event }) =>
@@ -116,10 +104,7 @@ export const toolBatchSetup = setup({
       };
     }),
     advanceCursor: assign({ cursor: ({ context }) => context.cursor + 1 }),
-    recordMode: assign((_, params: { mode: ConcurrencyMode; direct: boolean }) => ({
-      nextMode: params.mode,
-      nextDirect: params.direct,
-    })),
+    recordMode: assign((_, params: { mode: ConcurrencyMode }) => ({ nextMode: params.mode })),
     markAborted: assign({ aborted: true }),
     recordFailure: assign({
       failure: ({ event }) => (event.type === 'INTERNAL_ERROR' ? event.message : 'internal error'),
@@ -132,21 +117,13 @@ export const toolBatchSetup = setup({
       context.cursor < context.started &&
       context.crashed[context.cursor] !== null,
     canCommit: ({ context }) => canCommitCursor(context),
-    canCommitDirect: ({ context }) => canCommitCursor(context) && context.direct[context.cursor] === true,
     drainedAfterAbort: ({ context }) =>
       context.failure === null && context.aborted && context.cursor === context.started,
     mayStart: ({ context }) => mayStartNext(context),
     shouldSuspend: ({ context }) => shouldSuspend(context),
     nextFits: ({ context }) => nextFits(context),
-    nextFitsDirect: ({ context }) => nextFits(context) && context.nextDirect,
     isLive: ({ context }) => !context.aborted,
     isCursorCall: ({ context, event }) => indexOf(event) === context.cursor,
-    // A direct call settles once, while it is in flight.
-    settlesDirectCall: ({ context }, params: { index: number }) =>
-      params.index >= context.cursor &&
-      params.index < context.started &&
-      context.direct[params.index] === true &&
-      !context.settled[params.index],
     // A classification is for the call about to start; any other is stale.
     classifiesNext: ({ context, event }) => (event as { index?: unknown }).index === context.started,
   },

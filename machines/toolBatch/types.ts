@@ -1,7 +1,7 @@
 import type { AnyActorRef } from 'xstate';
 import type { HookContext, ToolCallBlock } from '../../kernel/index.js';
 import type { ResumeSlot } from '../../session/index.js';
-import type { DirectSettlement, ToolCallOutput, ToolCallReport } from '../toolCall/index.js';
+import type { ToolCallOutput, ToolCallReport } from '../toolCall/index.js';
 
 export interface ToolBatchInput {
   /** The turn that hears each commit (`CALL_COMMITTED`); absent for a batch run on its own. */
@@ -36,7 +36,7 @@ export interface BatchSuspension {
 
 export type ConcurrencyMode = 'parallel' | 'exclusive';
 
-/** Plain data: per-call slots and the commit cursor; the batch steps each call's machine, or runs it directly. */
+/** Plain data: per-call slots and the commit cursor; the batch steps each call's machine. */
 export interface ToolBatchContext {
   /** The turn that hears each commit; `null` for a batch run on its own. */
   readonly parent: AnyActorRef | null;
@@ -53,16 +53,10 @@ export interface ToolBatchContext {
   readonly settled: readonly boolean[];
   /** The mode each started call was started with. */
   readonly modes: readonly ConcurrencyMode[];
-  /** Which started calls run on the direct path (no decision listener): no actor, the batch holds their result. */
-  readonly direct: readonly boolean[];
-  /** The settled result of each direct call, with its contexts (null until it settles). */
-  readonly results: readonly (DirectSettlement | null)[];
   /** Why a stepped call died (a step threw), by index (its result is then written by the batch). */
   readonly crashed: readonly (string | null)[];
   /** The mode of the next call, read when it was about to start. */
   readonly nextMode: ConcurrencyMode | null;
-  /** Whether the next call takes the direct path, read with its mode. */
-  readonly nextDirect: boolean;
   readonly aborted: boolean;
   /** A side effect failed (an append): the batch finished early. */
   readonly failure: string | null;
@@ -79,8 +73,6 @@ export type ToolBatchEvent =
   | { type: 'ABORT' }
   | { type: 'INTERNAL_ERROR'; message: string }
   | { type: 'FINISH' }
-  // A direct call settled (`runDirectCall`): its result, with the body's contexts.
-  | { type: 'DIRECT_SETTLED'; index: number; output: DirectSettlement }
   // The next call's classification (`classifyNext`), for the call at `index`.
   | { type: 'classify.done'; index: number; output: ClassifyOutput }
   | { type: 'classify.error'; index: number; error: unknown }
@@ -105,8 +97,6 @@ export interface ToolBatchOutput {
 
 export interface ClassifyOutput {
   readonly mode: ConcurrencyMode;
-  /** No decision listener on any tool seam (observers allowed): the call runs without an actor. */
-  readonly direct: boolean;
 }
 
 export type { ToolCallOutput };

@@ -4,8 +4,7 @@ import type { ApprovalChannel, Seams } from '../../seams/index.js';
 import type { ExecuteOptions, ToolCallRequest, ToolRegistry } from '../../tools/index.js';
 import { createToolRegistryCore } from '../../tools/index.js';
 import type { RunScope, ToolMachineServices } from '../runtime/index.js';
-import { createLiveHandles, createStepHost, createSteppedActor, liveHandlesOf } from '../runtime/index.js';
-import { runStandaloneDirect, takesDirectPath } from './direct.js';
+import { createStepHost, createSteppedActor, liveHandlesOf } from '../runtime/index.js';
 import { sharedToolCallLogic } from './logic.js';
 import type { CallPlace } from './phases.js';
 import type { ToolCallOutput } from './types.js';
@@ -44,9 +43,7 @@ export function createToolRegistry(): ToolRegistry {
     if (call.agent) scope.agent = call.agent;
     if (options.approval) scope.approval = options.approval;
     try {
-      return await (takesDirectPath(seams)
-        ? executeDirect(services, scope, call)
-        : executeStepped(services, scope, call));
+      return await executeStepped(services, scope, call);
     } finally {
       signal?.removeEventListener('abort', onAbort);
     }
@@ -59,24 +56,6 @@ export function createToolRegistry(): ToolRegistry {
 // before anything runs, and closed with them when it is done.
 const scopeKey = 'tools.execute';
 const place: CallPlace = { scopeKey, callKey: `${scopeKey}/call`, turn: null, step: null };
-
-/** No decision listener: the call runs on the direct path, with no actor, in handles of its own. */
-async function executeDirect(
-  services: ToolMachineServices,
-  scope: RunScope,
-  call: CallRequest,
-): Promise<ToolResult> {
-  const handles = createLiveHandles();
-  try {
-    handles.scopes.openAs(scopeKey, scope);
-    handles.calls.openAsRun(place.callKey, call, scope.controller);
-    return await runStandaloneDirect({ handles, services }, place);
-  } catch (error) {
-    throw internalFailure(call, error);
-  } finally {
-    handles.close(scopeKey);
-  }
-}
 
 /**
  * The call's chart, stepped by the engine (no actor) in a system of its own whose root holds its

@@ -42,12 +42,12 @@ interface Resolved {
   readonly scope: RunScope;
 }
 
-/** Where a call runs: enough to find its handles and scope (a direct call has no machine context). */
+/** Where a call runs: enough to find its handles and scope. */
 export type CallPlace = Pick<ToolCallContext, 'scopeKey' | 'callKey' | 'turn' | 'step'>;
 
 /**
  * Where a call's phases find what they run with: the live handles and services of the call's owner
- * (resolved from the actor system by the machines' actions, or held by a standalone direct call).
+ * (resolved from the actor system by the machines' actions).
  */
 export interface CallRuntime {
   readonly handles: LiveHandles;
@@ -75,8 +75,7 @@ export type AsyncPhaseRunners = {
 
 /**
  * The toolCall machine's phases, each running with the handles and services in its args. None is an
- * actor: `runPhase` and `startPhase` (actions.ts) run them and send their outcome back; a direct call
- * (direct.ts) runs them in turn.
+ * actor: `runPhase` and `startPhase` (actions.ts) run them and send their outcome back.
  */
 export function createToolCallPhases(): {
   readonly sync: SyncPhaseRunners;
@@ -232,7 +231,7 @@ export function createToolCallPhases(): {
       const { handles, exec, scope } = resolve(liveHandles, context);
       const callSignal = handles.controller.signal;
       // Stopping the phase (the call was stopped mid-body) must stop the body too; a call whose
-      // phase signal is its own (a standalone direct call) needs no link.
+      // phase signal is its own needs no link.
       const linked = signal !== callSignal;
       const stop = (): void => handles.controller.abort(signal.reason);
       if (linked) signal.addEventListener('abort', stop, { once: true });
@@ -245,6 +244,7 @@ export function createToolCallPhases(): {
           onBodyStart: () => {
             handles.bodyStarted = true;
           },
+          ...(linked ? { stopSignal: signal } : {}),
         });
         const tracked = async (current: ToolExecution): Promise<ToolResult> => {
           const result = await core(current);

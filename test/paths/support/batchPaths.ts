@@ -68,12 +68,9 @@ export function serializeBatchState(snapshot: AnyMachineSnapshot): string {
     c.preparing,
     live(c.settled),
     live(c.modes),
-    live(c.direct),
-    live(c.results).map((settled) => settled !== null),
     live(c.crashed).map((crash) => crash !== null),
     live(c.waiting).map((wait) => wait?.kind ?? null),
     c.nextMode,
-    c.nextDirect,
     c.aborted,
     c.failure !== null,
   ]);
@@ -81,7 +78,7 @@ export function serializeBatchState(snapshot: AnyMachineSnapshot): string {
 
 /**
  * Events the real batch can receive: a stepped call's end only while that call is in flight (started,
- * not committed, not a direct call), and in `finishing` only what it sends itself (FINISH, or
+ * not committed), and in `finishing` only what it sends itself (FINISH, or
  * INTERNAL_ERROR from an append that failed in the same step) — the batch leaves `finishing` before
  * anyone else can send it anything.
  */
@@ -89,11 +86,9 @@ export function isBatchEventReachable(snapshot: AnyMachineSnapshot, event: Event
   const context = snapshot.context as ToolBatchContext;
   if (event.type === 'call.done' || event.type === 'call.error') {
     const index = (event as unknown as { index: number }).index;
-    if (index < context.cursor || index >= context.started || context.direct[index] === true) return false;
+    if (index < context.cursor || index >= context.started) return false;
   }
-  // A direct call has no machine to report: PREPARED_INPUT, PREPARED and SETTLED come only from stepped calls.
   const reported = reportIndex(context, event);
-  if (reported !== null && context.direct[reported] === true) return false;
   // A call parks or is held only at the end of its policy phases (approvals.md): in the lane, live, once;
   // held only behind a parked call. To keep the graph small only the first call parks (the batch treats
   // every parked call alike; the library's V01 tests park two).
@@ -190,8 +185,7 @@ function refusedAppendSteps(path: MachinePath): Set<number> {
  * `turn/end` (an `error` output first gets the turn's repair of unpaired calls).
  *
  * Real: the log, `tool/call`/`tool/result` appends, the scope watch and the call table. Stubbed: the
- * `classifyNext` action (the path sends `classify.done`, picking the mode and path), `runDirectCall` (the path
- * sends its DIRECT_SETTLED) and the stepped calls (`startSteppedCall`, `commitSteppedCall`:
+ * `classifyNext` action (the path sends `classify.done`, picking the mode) and the stepped calls (`startSteppedCall`, `commitSteppedCall`:
  * the path sends their reports and their `call.done`/`call.error`). Stubs are chosen over real calls on
  * deferred seams because the path's events are the calls' *reports*: PREPARED and SETTLED are sent to
  * the batch just as a call's `_parent.send` would; a real call would report on its own schedule, and a
@@ -240,7 +234,6 @@ export async function executeBatchPath(
     }).provide({
       actions: {
         classifyNext: () => {},
-        runDirectCall: () => {},
         startSteppedCall: () => {},
         commitSteppedCall: () => {},
       },
@@ -251,17 +244,14 @@ export async function executeBatchPath(
     events: graphEvents,
     parent: standIn,
     // Quiescence: abort (no new starts), then every started call reports and ends in cursor order with a
-    // success (the batch accepts a call's `call.done` only at its commit); direct calls settle the same way.
+    // success (the batch accepts a call's `call.done` only at its commit).
     quiesce: [
       { type: 'ABORT' },
       ...calls.map((_, index) => ({
         type: 'classify.done',
         index,
-        output: { mode: 'parallel', direct: false },
+        output: { mode: 'parallel' },
       })),
-      // Direct calls settle first: a call actor's reports never name one (the batch would commit a
-      // direct call marked settled by a report before its result came).
-      ...graphEvents.filter((event) => event.type === 'DIRECT_SETTLED' && !event.output.skipPost),
       ...calls.flatMap((call) => [
         { type: 'PREPARED_INPUT', callId: call.id, arguments: call.arguments },
         { type: 'PREPARED', callId: call.id },

@@ -148,11 +148,6 @@ export const unreachable: readonly { what: string; why: string; coveredBy: strin
     coveredBy: 'G01 toolBatch: shortest paths over every batch configuration',
   },
   {
-    what: 'toolBatch —DIRECT_SETTLED→ #0',
-    why: 'a direct call settles on a later tick, when the batch waits',
-    coveredBy: 'G01 toolBatch: shortest paths over every batch configuration',
-  },
-  {
     what: 'toolBatch —call.error→ #0',
     why: "a stepped call's machine dying (internal)",
     coveredBy: 'G01 toolBatch: shortest paths over every batch configuration',
@@ -189,11 +184,6 @@ export const unreachable: readonly { what: string; why: string; coveredBy: strin
   },
   {
     what: 'toolBatch.placing —always→ #1',
-    why: 'a direct call settling while the next call is classified: classification is synchronous',
-    coveredBy: 'G01 toolBatch: shortest paths over every batch configuration',
-  },
-  {
-    what: 'toolBatch.placing —always→ #2',
     why: 'a stepped call settling while the next call is classified: only one that settles at its start (no listener chain or body to wait for), and every one in the proof waits for one',
     coveredBy: 'G01 toolBatch: shortest paths over every batch configuration',
   },

@@ -322,9 +322,9 @@ describe('W rewriting a call input', () => {
     };
     const without = await actorsOf(false);
     const keeping = await actorsOf(true);
-    // With no decision listener the batch runs the call itself; with the fold, the call is its machine,
-    // stepped inside the batch (no actor), and the fold a phase of it, not an actor of its own (F01).
-    expect(without.stepped).toEqual([]);
+    // With or without the fold, the call is its machine, stepped inside the batch (no actor), and the
+    // fold a phase of it, not an actor of its own (F01).
+    expect(without.stepped).toEqual(['call-0']);
     expect(keeping.sources).toEqual(without.sources);
     expect(keeping.stepped).toEqual(['call-0']);
     for (const { call } of [without, keeping]) {

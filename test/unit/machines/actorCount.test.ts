@@ -273,7 +273,7 @@ describe('F01 tool machines: no phase of a call is an actor', () => {
     ]);
   });
 
-  it('F01 a one-call turn with no tool listeners: the batch runs the call itself, no call actor', async () => {
+  it('F01 a one-call turn with no tool listeners: the call is stepped inside the batch, no call actor', async () => {
     const { results, ids } = await turnWithCalls(1, false);
     expect(results.map((event) => event.data)).toMatchObject([{ callId: 'c0', isError: false }]);
     // Before: 20 actors (classify, abortWatch, detach and dispatch for the call among them), then 7,
@@ -296,12 +296,13 @@ describe('F01 tool machines: no phase of a call is an actor', () => {
     expect(results).toHaveLength(10);
     // Before: 65 actors, then 16, then 6.
     expect(ids).toEqual(['turn', 'toolBatch', 'scopeWatch']);
-    expect(stepped).toEqual([]);
+    // Every call is its chart, stepped inside the batch (E02): inspection shows it, no actor runs it.
+    const calls = Array.from({ length: 10 }, (_, index) => `call-${index}`);
+    expect(stepped.map((ref) => ref.id)).toEqual(calls);
     const listened = await turnWithCalls(10, true);
     expect(listened.results).toHaveLength(10);
     // Before: 13 (one `call-N` actor per call).
     expect(listened.ids).toEqual(['turn', 'toolBatch', 'scopeWatch']);
-    const calls = Array.from({ length: 10 }, (_, index) => `call-${index}`);
     expect(listened.stepped.map((ref) => ref.id)).toEqual(calls);
   });
 });
