@@ -76,12 +76,19 @@ async function pauseAHolder(
         'SELECT id, lease_token FROM seamchart.sessions WHERE lease_holder = $1',
         [worker.executorId],
       );
-      const last = await suite.admin.query<{ event: string }>(
-        'SELECT DISTINCT ON (session_id) event FROM seamchart.events WHERE session_id = ANY($1) ORDER BY session_id, seq DESC',
+      const last = await suite.admin.query<{ session_id: string; event: string }>(
+        'SELECT DISTINCT ON (session_id) session_id, event FROM seamchart.events WHERE session_id = ANY($1) ORDER BY session_id, seq DESC',
         [held.rows.map((row) => row.id)],
       );
-      if (last.rows.some((row) => (JSON.parse(row.event) as LogEvent).type === 'tool/call')) {
-        return { worker, heldAtPause: new Map(held.rows.map((row) => [row.id, Number(row.lease_token)])) };
+      // Only those sessions count for the takeover: SIGCONT after one of them is taken, so its next write is late.
+      const running = new Set(
+        last.rows
+          .filter((row) => (JSON.parse(row.event) as LogEvent).type === 'tool/call')
+          .map((row) => row.session_id),
+      );
+      const inFlight = held.rows.filter((row) => running.has(row.id));
+      if (inFlight.length > 0) {
+        return { worker, heldAtPause: new Map(inFlight.map((row) => [row.id, Number(row.lease_token)])) };
       }
       worker.child.kill('SIGCONT');
     }
