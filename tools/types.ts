@@ -1,3 +1,4 @@
+import type { InspectionEvent } from 'xstate';
 import type { z } from 'zod';
 import type { ContentBlock, JsonValue, ToolResult, ToolSchema } from '../kernel/index.js';
 import type {
@@ -73,6 +74,8 @@ export interface ExecuteOptions {
   signal?: AbortSignal;
   approval?: ApprovalChannel;
   cancelGraceMs?: number;
+  /** XState's inspection observer: sees the call's toolCall chart as an actor (`@xstate.actor`, `.event`, `.snapshot`, `.microstep`). */
+  inspect?: (event: InspectionEvent) => void;
 }
 
 /** Registration and lookup; what the machines need. */

@@ -43,7 +43,7 @@ export function createToolRegistry(): ToolRegistry {
     if (call.agent) scope.agent = call.agent;
     if (options.approval) scope.approval = options.approval;
     try {
-      return await executeStepped(services, scope, call);
+      return await executeStepped(services, scope, call, options.inspect);
     } finally {
       signal?.removeEventListener('abort', onAbort);
     }
@@ -65,8 +65,9 @@ async function executeStepped(
   services: ToolMachineServices,
   scope: RunScope,
   call: CallRequest,
+  inspect: ExecuteOptions['inspect'],
 ): Promise<ToolResult> {
-  const root = createStepHost(services);
+  const root = createStepHost(services, inspect);
   const handles = liveHandlesOf(root.system);
   try {
     return await new Promise<ToolResult>((resolve, reject) => {
@@ -127,6 +128,7 @@ interface ResolvedExecuteOptions {
   readonly signal: AbortSignal | undefined;
   readonly approval: ApprovalChannel | undefined;
   readonly cancelGraceMs: number;
+  readonly inspect: ExecuteOptions['inspect'];
 }
 
 function resolveExecuteOptions(rawOptions: ExecuteOptions): ResolvedExecuteOptions {
@@ -147,5 +149,16 @@ function resolveExecuteOptions(rawOptions: ExecuteOptions): ResolvedExecuteOptio
       `Expected the \`cancelGraceMs\` option of tools.execute() to be a non-negative number, got ${describeReceived(grace)}`,
     );
   }
-  return { seams: options.seams, signal: options.signal, approval: options.approval, cancelGraceMs: grace };
+  if (options.inspect !== undefined && typeof options.inspect !== 'function') {
+    throw new TypeError(
+      `Expected the \`inspect\` option of tools.execute() to be an inspection observer function, got ${describeReceived(options.inspect)}`,
+    );
+  }
+  return {
+    seams: options.seams,
+    signal: options.signal,
+    approval: options.approval,
+    cancelGraceMs: grace,
+    inspect: options.inspect,
+  };
 }
