@@ -210,6 +210,70 @@ async function benchParallelBatch(): Promise<void> {
   }
 }
 
+/** What XState interprets for one session, counted through the agent's inspection channel. */
+async function countSteps(calls: number, perSeam: number): Promise<{ microsteps: number; actions: number }> {
+  const counted = { microsteps: 0, actions: 0 };
+  const tools = createToolRegistry();
+  tools.register(echoTool());
+  const seams = createSeams();
+  addNoopListeners(seams, perSeam);
+  const toolCalls = Array.from({ length: calls }, (_, i) => ({
+    id: `c${i}`,
+    name: 'echo',
+    arguments: { text: `t${i}` },
+  }));
+  const agent = createAgent({
+    seams,
+    tools,
+    model: scriptedModel(calls === 0 ? [{ text: 'ok' }] : [{ toolCalls }, { text: 'done' }]),
+    inspect: (event) => {
+      if (event.type === '@xstate.microstep') counted.microsteps++;
+      else if (event.type === '@xstate.action') counted.actions++;
+    },
+  });
+  agent.followup('go');
+  await agent.whenIdle();
+  await agent.dispose();
+  return counted;
+}
+
+/** Microsteps (and executed actions) per fresh text turn and per call of a 10-call batch (engine.md, contract 6). */
+async function benchSteps(): Promise<void> {
+  const text = await countSteps(0, 0);
+  rows.push({
+    name: 'steps.textTurn',
+    label: 'microsteps, fresh text turn (agent + turn + dispose)',
+    unit: 'steps',
+    median: text.microsteps,
+  });
+  rows.push({
+    name: 'actions.textTurn',
+    label: 'actions run, fresh text turn',
+    unit: 'actions',
+    median: text.actions,
+  });
+  for (const [suffix, label, perSeam] of [
+    ['', '', 0],
+    ['.listened', ', 3 listeners per tool seam', 3],
+  ] as const) {
+    const batch = await countSteps(10, perSeam);
+    const one = await countSteps(0, perSeam);
+    // The batch session has one more model step than the text session: counted in, as a batch call's share.
+    rows.push({
+      name: `steps.batch10${suffix}.perCall`,
+      label: `microsteps per call of a 10-call batch${label}`,
+      unit: 'steps',
+      median: (batch.microsteps - one.microsteps) / 10,
+    });
+    rows.push({
+      name: `actions.batch10${suffix}.perCall`,
+      label: `actions run per call of a 10-call batch${label}`,
+      unit: 'actions',
+      median: (batch.actions - one.actions) / 10,
+    });
+  }
+}
+
 /**
  * Heap per agent over `count` agents. `shared`: the host passes every agent the same seams, tool registry
  * and model (what a server with many sessions does); otherwise each agent gets its own.
@@ -462,6 +526,7 @@ async function main(): Promise<void> {
     return;
   }
   await benchCliStartup();
+  await benchSteps();
   await benchToolCalls();
   await benchTurns();
   await benchParallelBatch();
@@ -504,6 +569,7 @@ else if (only === 'turns') await benchTurns();
 else if (only === 'inflight') await benchInFlight();
 else if (only === 'heap') await benchHeap();
 else if (only === 'batch') await benchParallelBatch();
+else if (only === 'steps') await benchSteps();
 else if (only === 'cli') await benchCliStartup();
 else if (only === 'distributed') await benchDistributedRows();
 else await main();

@@ -6,7 +6,6 @@ import { createToolRegistryCore } from '../../tools/index.js';
 import type { RunScope, ToolMachineServices } from '../runtime/index.js';
 import { createStepHost, createSteppedActor, liveHandlesOf } from '../runtime/index.js';
 import { sharedToolCallLogic } from './logic.js';
-import type { CallPlace } from './phases.js';
 import type { ToolCallOutput } from './types.js';
 
 const DEFAULT_CANCEL_GRACE_MS = 5_000;
@@ -22,6 +21,23 @@ const DEFAULT_CANCEL_GRACE_MS = 5_000;
 export function createToolRegistry(): ToolRegistry {
   const core = createToolRegistryCore();
   let calls = 0;
+  let runs = 0;
+  // The registry owns one step host per seams registry and grace (a host is a system, not an actor):
+  // calls that share one are keyed apart in its live handles.
+  const hosts = new WeakMap<Seams, Map<number, StepHost>>();
+  const hostFor = (seams: Seams, cancelGraceMs: number): StepHost => {
+    let byGrace = hosts.get(seams);
+    if (byGrace === undefined) {
+      byGrace = new Map();
+      hosts.set(seams, byGrace);
+    }
+    let host = byGrace.get(cancelGraceMs);
+    if (host === undefined) {
+      host = createStepHost({ tools: core, seams, cancelGraceMs } satisfies ToolMachineServices);
+      byGrace.set(cancelGraceMs, host);
+    }
+    return host;
+  };
 
   const execute = async (rawRequest: ToolCallRequest, rawOptions: ExecuteOptions): Promise<ToolResult> => {
     const options = resolveExecuteOptions(rawOptions);
@@ -32,18 +48,25 @@ export function createToolRegistry(): ToolRegistry {
     const onAbort = (): void => controller.abort(signal?.reason);
     if (signal?.aborted) onAbort();
     else signal?.addEventListener('abort', onAbort, { once: true });
-    const services: ToolMachineServices = {
-      tools: core,
-      seams: options.seams,
-      cancelGraceMs: options.cancelGraceMs,
-    };
+    // An inspected call gets a system of its own, so its observer sees that call only.
+    const host =
+      options.inspect === undefined
+        ? hostFor(options.seams, options.cancelGraceMs)
+        : createStepHost(
+            {
+              tools: core,
+              seams: options.seams,
+              cancelGraceMs: options.cancelGraceMs,
+            } satisfies ToolMachineServices,
+            options.inspect,
+          );
     const seams = options.seams.snapshot(call.agent?.id);
     // Built field by field: a spread per call costs a new hidden class (decision 24).
     const scope: { -readonly [K in keyof RunScope]: RunScope[K] } = { seams, controller };
     if (call.agent) scope.agent = call.agent;
     if (options.approval) scope.approval = options.approval;
     try {
-      return await executeStepped(services, scope, call, options.inspect);
+      return await executeStepped(host, `tools.execute#${++runs}`, scope, call);
     } finally {
       signal?.removeEventListener('abort', onAbort);
     }
@@ -52,34 +75,32 @@ export function createToolRegistry(): ToolRegistry {
   return { ...core, execute };
 }
 
-// The request may carry live handles (agent, parent), so the call is opened in handles it owns,
-// before anything runs, and closed with them when it is done.
-const scopeKey = 'tools.execute';
-const place: CallPlace = { scopeKey, callKey: `${scopeKey}/call`, turn: null, step: null };
+type StepHost = ReturnType<typeof createStepHost>;
 
 /**
- * The call's chart, stepped by the engine (no actor) in a system of its own whose root holds its
- * services; its handles go with it.
+ * The call's chart, stepped by the engine (no actor) in its host's system, whose root holds its
+ * services. The request may carry live handles (agent, parent), so the call is opened in handles
+ * under its own keys (unique in the registry, which the host serves alone) before anything runs, and closed with them when it is done.
  */
 async function executeStepped(
-  services: ToolMachineServices,
+  root: StepHost,
+  scopeKey: string,
   scope: RunScope,
   call: CallRequest,
-  inspect: ExecuteOptions['inspect'],
 ): Promise<ToolResult> {
-  const root = createStepHost(services, inspect);
   const handles = liveHandlesOf(root.system);
+  const callKey = `${scopeKey}/call`;
   try {
     return await new Promise<ToolResult>((resolve, reject) => {
       handles.scopes.openAs(scopeKey, scope);
-      handles.calls.openAsRun(place.callKey, call, scope.controller);
+      handles.calls.openAsRun(callKey, call, scope.controller);
       // A machine failure rejects, it never crashes.
       const stepped = createSteppedActor(sharedToolCallLogic(), {
         parent: root,
         system: root.system,
         id: 'toolCall',
-        sessionId: `${root.sessionId}/toolCall`,
-        input: { scopeKey, callKey: place.callKey, batched: false },
+        sessionId: `${root.sessionId}/${callKey}`,
+        input: { scopeKey, callKey, batched: false },
         done: (output) => resolve((output as ToolCallOutput).result),
         failed: (error) => reject(internalFailure(call, error)),
       });

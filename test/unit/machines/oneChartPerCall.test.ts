@@ -2,7 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createSeams, createToolRegistry, defineTool } from 'seamchart';
 import { describe, expect, it } from 'vitest';
-import type { AnyActorRef, InspectionEvent } from 'xstate';
+import type { AnyActorRef, AnyStateNode, InspectionEvent } from 'xstate';
 import { z } from 'zod';
 import { toolCallMachine } from '../../../machines/toolCall.js';
 import { createTestAgent } from '../../../testing/index.js';
@@ -11,9 +11,14 @@ import { createTestAgent } from '../../../testing/index.js';
 // passes through the toolCall chart, and inspection sees that chart's states for each.
 
 /** Every state of the toolCall chart, as `a.b` paths (the same form `statePath` gives a snapshot's value). */
-const chartStates = new Set(
-  [...toolCallMachine.idMap.keys()].filter((id) => id !== 'toolCall').map((id) => id.slice('toolCall.'.length)),
-);
+const chartStates = new Set<string>();
+const collectStates = (node: AnyStateNode, prefix: string): void => {
+  for (const [key, child] of Object.entries(node.states)) {
+    chartStates.add(`${prefix}${key}`);
+    collectStates(child, `${prefix}${key}.`);
+  }
+};
+collectStates(toolCallMachine.root, '');
 
 /** The deepest state of a value, as `a.b` (a call's chart has no parallel regions). */
 function statePath(value: unknown): string {
@@ -36,8 +41,10 @@ function recordCalls() {
   const calls = new Map<AnyActorRef, { steps: string[]; resting: string[]; callId: string }>();
   const isCall = (ref: AnyActorRef): boolean => (ref as { logic?: { id?: string } }).logic?.id === 'toolCall';
   const of = (ref: AnyActorRef) => {
-    let call = calls.get(ref);
-    if (call === undefined) calls.set(ref, (call = { steps: [], resting: [], callId: '' }));
+    const known = calls.get(ref);
+    if (known !== undefined) return known;
+    const call = { steps: [] as string[], resting: [] as string[], callId: '' };
+    calls.set(ref, call);
     return call;
   };
   return {
@@ -45,7 +52,8 @@ function recordCalls() {
     /** Where the chart of `callId` is now: entry actions run inside a microstep, before inspection reports it. */
     momentOf(callId: string): { steps: string[]; at: number } | undefined {
       // A call learns its id in the microstep that reads the request, which may be the one running now.
-      const call = [...calls.values()].find((c) => c.callId === callId) ?? [...calls.values()].find((c) => !c.callId);
+      const call =
+        [...calls.values()].find((c) => c.callId === callId) ?? [...calls.values()].find((c) => !c.callId);
       return call && { steps: call.steps, at: call.steps.length };
     },
     inspect(event: InspectionEvent): void {
@@ -53,7 +61,7 @@ function recordCalls() {
       if (!isCall(ref)) return;
       if (event.type === '@xstate.actor') of(ref);
       if (event.type !== '@xstate.microstep' && event.type !== '@xstate.snapshot') return;
-      const snapshot = event.snapshot as { value: unknown; context?: { callId?: string } };
+      const snapshot = event.snapshot as unknown as { value: unknown; context?: { callId?: string } };
       const call = of(ref);
       if (snapshot.context?.callId) call.callId = snapshot.context.callId;
       const path = statePath(snapshot.value);
@@ -125,10 +133,14 @@ describe('E02 one chart per call', () => {
       // One chart per call, every state it shows is a state of the toolCall chart, and it ends in `done`.
       expect(calls, kind).toHaveLength(1);
       const [call] = calls;
-      for (const state of [...call!.steps, ...call!.resting]) expect(chartStates, `${kind}: ${state}`).toContain(state);
+      for (const state of [...call!.steps, ...call!.resting])
+        expect(chartStates, `${kind}: ${state}`).toContain(state);
       expect(call!.resting.at(-1), kind).toBe('done');
       // The body runs once, started by the microstep that enters the chart's dispatching state.
-      expect(inBody.map((moment) => moment?.steps[moment.at]), kind).toEqual(['dispatching.running']);
+      expect(
+        inBody.map((moment) => moment?.steps[moment.at]),
+        kind,
+      ).toEqual(['dispatching.running']);
     }
     // The empty phases are still the chart's states, passed through in eventless steps (never rested in).
     const batched = runs.batched.calls[0]!;
@@ -157,7 +169,10 @@ describe('E02 one chart per call', () => {
         if (entry.isDirectory()) {
           if (!['node_modules', 'test', 'dist', 'bench', '.git', 'examples', 'docs'].includes(entry.name))
             walk(path);
-        } else if (entry.name.endsWith('.ts') && /\btool\.execute\(/.test(readFileSync(join(root, path), 'utf8')))
+        } else if (
+          entry.name.endsWith('.ts') &&
+          /\btool\.execute\(/.test(readFileSync(join(root, path), 'utf8'))
+        )
           callers.push(path);
       }
     };
