@@ -1,6 +1,7 @@
 import type { ApprovalAnswerInput, ListedApproval, RecordedAnswer } from '../index.js';
 import { fileCommands, shellWord } from './approvalText.js';
 import { UsageError } from './command.js';
+import { databaseFailureAsUsage } from './databaseFlags.js';
 
 /** Where `seamchart approvals` / `approve` read and answer: a session file, or a session the worker pool runs. */
 export type ApprovalTarget =
@@ -81,22 +82,6 @@ function databaseBackend(target: {
       }
     },
   };
-}
-
-/** Runs a database call, turning a refusal before anything was enqueued into CLI words (exit 2). */
-async function databaseFailureAsUsage<T>(call: () => Promise<T>): Promise<T> {
-  const { DistributedError, SessionLoadError } = await import('../index.js');
-  try {
-    return await call();
-  } catch (error) {
-    if (
-      error instanceof DistributedError ||
-      error instanceof TypeError ||
-      (error instanceof SessionLoadError && error.code === 'NOT_MIGRATED')
-    )
-      throw new UsageError(error.message);
-    throw error;
-  }
 }
 
 function fileBackend(file: string): ApprovalBackend {

@@ -20,3 +20,22 @@ export function positiveIntegerFlag(value: string): number {
     throw new InvalidArgumentError('expected a whole number of at least 1.');
   return parsed;
 }
+
+/**
+ * Runs a database call, turning a refusal made before anything was written (a distributed error, a bad
+ * argument, an unmigrated database) into CLI words (exit 2); any other failure is left as it is.
+ */
+export async function databaseFailureAsUsage<T>(call: () => Promise<T>): Promise<T> {
+  const { DistributedError, SessionLoadError } = await import('../index.js');
+  try {
+    return await call();
+  } catch (error) {
+    if (
+      error instanceof DistributedError ||
+      error instanceof TypeError ||
+      (error instanceof SessionLoadError && error.code === 'NOT_MIGRATED')
+    )
+      throw new UsageError(error.message);
+    throw error;
+  }
+}

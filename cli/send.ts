@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { type CliCommand, type CliIO, UsageError } from './command.js';
-import { databaseUrlOf } from './databaseFlags.js';
+import { databaseFailureAsUsage, databaseUrlOf } from './databaseFlags.js';
 
 interface SendFlags {
   databaseUrl?: string;
@@ -27,27 +27,20 @@ export const sendCommand: CliCommand = {
   async run(command: Command, io: CliIO) {
     const flags = command.opts<SendFlags>();
     const databaseUrl = databaseUrlOf(flags.databaseUrl, io.env);
-    if (flags.session === undefined || flags.session === '') throw new UsageError('send needs --session ID');
+    const sessionId = flags.session;
+    if (sessionId === undefined || sessionId === '') throw new UsageError('send needs --session ID');
     const content = command.args.join(' ');
-    const { sendMessage, DistributedError, SessionLoadError } = await import('../index.js');
-    try {
-      const id = await sendMessage({
+    const { sendMessage } = await import('../index.js');
+    const id = await databaseFailureAsUsage(() =>
+      sendMessage({
         databaseUrl,
-        sessionId: flags.session,
+        sessionId,
         content,
         ...(flags.id === undefined ? {} : { id: flags.id }),
         ...(flags.new === true ? { create: true } : {}),
-      });
-      io.stdout.write(`${id}\n`);
-      return 0;
-    } catch (error) {
-      if (
-        error instanceof DistributedError ||
-        error instanceof TypeError ||
-        (error instanceof SessionLoadError && error.code === 'NOT_MIGRATED')
-      )
-        throw new UsageError(error.message);
-      throw error;
-    }
+      }),
+    );
+    io.stdout.write(`${id}\n`);
+    return 0;
   },
 };

@@ -28,3 +28,4 @@ export {
   servicesOfSystem,
 } from './systemServices.js';
 export { unprovidedActors } from './unprovided.js';
+export { whenStoppedFromOutside } from './whenStopped.js';

@@ -5,7 +5,7 @@ import type { SessionLog } from '../../session/index.js';
 import { hashArguments, nextRequestId } from '../../session/index.js';
 import { createFailureResult, type ToolCallRecord } from '../../tools/index.js';
 import type { ServicesResolver, ToolMachineServices } from '../runtime/index.js';
-import { createSteppedActor, liveHandlesOf, sendToLive } from '../runtime/index.js';
+import { createSteppedActor, liveHandlesOf, sendToLive, whenStoppedFromOutside } from '../runtime/index.js';
 import type { ParkedRequest, ToolCallReport, ToolCallResume } from '../toolCall/index.js';
 import { createAbortedBeforeDispatch } from '../toolCall/index.js';
 import type { toolCallMachine } from '../toolCall.js';
@@ -198,30 +198,14 @@ export function createToolBatchActions(
       });
     }),
     // A stopped actor runs no exit action: once stopped from outside, the calls it steps are stopped and closed.
-    releaseOnStop: guarded('Watching for a stop', ({ self, system }) => {
-      self.subscribe({
-        // Its failure goes to its parent; observing it here is not handling it.
-        error: () => {},
-        complete: () => {
-          const stopped = self.getSnapshot() as { status: string; context: ToolBatchContext };
-          if (stopped.status !== 'stopped') return;
-          const { context } = stopped;
-          const { calls } = liveHandlesOf(system);
-          for (let index = context.cursor; index < context.started; index++) {
-            steppedOf({ context, self, system }, index)?.stop();
-            calls.close(callKeyOf(context, index));
-          }
-        },
-      });
-    }),
-    releaseWaitingCalls: guarded('Releasing waiting calls', (args) => {
-      const { context, system } = args;
-      const { calls } = liveHandlesOf(system);
-      for (let index = context.cursor; index < context.started; index++) {
-        steppedOf(args, index)?.stop();
-        calls.close(callKeyOf(context, index));
-      }
-    }),
+    releaseOnStop: guarded('Watching for a stop', ({ self, system }) =>
+      whenStoppedFromOutside(self, (context: ToolBatchContext) =>
+        releaseStartedCalls(context, system),
+      ),
+    ),
+    releaseWaitingCalls: guarded('Releasing waiting calls', ({ context, system }) =>
+      releaseStartedCalls(context, system),
+    ),
     // Then tells the call its `tool/call` is in the log (or was already, for a resumed call): its body may start.
     recordPreparedInput: guarded<{ report: unknown }>('Recording tool/call', (args, params) => {
       const { type: _type, callId: _callId, ...record } = params.report as PreparedInputReport;
@@ -341,4 +325,14 @@ export function createToolBatchActions(
       }
     }),
   };
+}
+
+/** Stops and closes every call started and not yet committed (a suspended or stopped batch holds none). */
+function releaseStartedCalls(context: ToolBatchContext, system: ActorSystem<any>): void {
+  const { calls } = liveHandlesOf(system);
+  for (let index = context.cursor; index < context.started; index++) {
+    const key = callKeyOf(context, index);
+    calls.find(key)?.stepped?.stop();
+    calls.close(key);
+  }
 }

@@ -2,7 +2,7 @@ import { type ActorSystem, enqueueActions } from 'xstate';
 import type { ToolExecution } from '../../seams/index.js';
 import { describeToolCallRecord, sealToolCall } from '../../tools/index.js';
 import type { CallHandles, ServicesResolver, ToolMachineServices } from '../runtime/index.js';
-import { liveHandlesOf, sendToLive } from '../runtime/index.js';
+import { liveHandlesOf, sendToLive, whenStoppedFromOutside } from '../runtime/index.js';
 import { notifyToolResult, reportDefaultDecision, reportNoticeFailure } from './notices.js';
 import { createToolCallPhases, detachCall } from './phases.js';
 import type {
@@ -45,16 +45,8 @@ export function createToolCallActions(servicesOf: ServicesResolver<ToolMachineSe
     // The call's one listener on its signal (aborted by ABORT, the run's signal or the caller's): it
     // comes back as ABORT. Removed when the call table closes the call.
     // A stopped actor runs no exit action: once stopped from outside, what the call still holds is let go of.
-    releaseOnStop: ({ system, self }: Args): void => {
-      self.subscribe({
-        // Its failure goes to its parent (or its caller's subscriber); observing it here is not handling it.
-        error: () => {},
-        complete: () => {
-          const stopped = self.getSnapshot();
-          if (stopped.status === 'stopped') releaseStoppedCall(stopped.context, system);
-        },
-      });
-    },
+    releaseOnStop: ({ system, self }: Args): void =>
+      whenStoppedFromOutside(self, (context) => releaseStoppedCall(context, system)),
     watchAbort: ({ context, system, self }: Args): void => {
       const handles = liveHandlesOf(system).calls.find(context.callKey);
       if (!handles) return;

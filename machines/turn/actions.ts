@@ -11,7 +11,7 @@ import type {
 import { createDecidedNotice } from '../../seams/index.js';
 import { repairEvents, SessionLogError, turnUsage } from '../../session/index.js';
 import type { ServicesResolver, TurnMachineServices } from '../runtime/index.js';
-import { createReportingScope, liveHandlesOf } from '../runtime/index.js';
+import { createReportingScope, liveHandlesOf, whenStoppedFromOutside } from '../runtime/index.js';
 import type { ToolBatchOutput } from '../toolBatch/index.js';
 import type { AcceptedAnswer } from './rules.js';
 import type { OwedWrite, TurnContext, TurnEvent } from './types.js';
@@ -411,17 +411,10 @@ export function createTurnActions(servicesOf: ServicesResolver<Services>): TurnA
         context: { content: [...content], source, ...(meta === undefined ? {} : { meta }) },
       });
     }),
-    releaseOnStop: ({ system, self }: Args): void => {
-      self.subscribe({
-        // Its failure goes to its parent (or its caller's subscriber); observing it here is not handling it.
-        error: () => {},
-        complete: () => {
-          const stopped = self.getSnapshot() as { status: string; context: TurnContext };
-          if (stopped.status === 'stopped')
-            liveHandlesOf(system).scopes.stopRequest(stopped.context.input.scopeKey);
-        },
-      });
-    },
+    releaseOnStop: ({ system, self }: Args): void =>
+      whenStoppedFromOutside(self, (context: TurnContext) =>
+        liveHandlesOf(system).scopes.stopRequest(context.input.scopeKey),
+      ),
     notifyClosed: ({ context }: Args): void => {
       // A turn run on its own (tests, tools) has no parent to tell.
       context.input.parent?.send({ type: 'TURN_CLOSED' });

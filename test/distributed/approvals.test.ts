@@ -37,6 +37,11 @@ async function listed(sessionId: string): Promise<{ requestId: string; tool: str
     .map((line) => JSON.parse(line));
 }
 
+/** `seamchart approve --database-url URL --session SESSION ...rest`, from a process of its own. */
+function approve(sessionId: string, ...rest: string[]): ReturnType<typeof cli> {
+  return cli(['approve', '--database-url', suite.database.url, '--session', sessionId, ...rest]);
+}
+
 async function suspendedRequest(sessionId: string): Promise<string> {
   let requests: { requestId: string }[] = [];
   await eventually(
@@ -88,40 +93,17 @@ describe('N06 approvals through the queue', () => {
 
     // An unknown request id: exit 2, nothing enqueued, nothing written.
     const before = await workflowCount();
-    const unknown = await cli([
-      'approve',
-      '--database-url',
-      suite.database.url,
-      '--session',
-      'n06-a',
-      'a999',
-    ]);
+    const unknown = await approve('n06-a', 'a999');
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('no approval request "a999"');
-    const nobody = await cli([
-      'approve',
-      '--database-url',
-      suite.database.url,
-      '--session',
-      'nobody',
-      requestId,
-    ]);
+    const nobody = await approve('nobody', requestId);
     expect(nobody.code).toBe(2);
     expect(nobody.stderr).toContain('does not exist');
     expect(await workflowCount()).toBe(before);
     expect(await suite.storedEvents('n06-a')).toHaveLength(suspendedEvents.length);
 
     // The answer, from this separate process: it returns once the worker recorded it and the turn went on.
-    const approved = await cli([
-      'approve',
-      '--database-url',
-      suite.database.url,
-      '--session',
-      'n06-a',
-      requestId,
-      '--by',
-      'ana',
-    ]);
+    const approved = await approve('n06-a', requestId, '--by', 'ana');
     expect(approved.code, approved.stderr).toBe(0);
     expect(approved.stdout).toContain(`${requestId}: allowed-once recorded`);
     expect(approved.stdout).toContain('nothing is pending: a worker resumed the turn');
@@ -149,25 +131,10 @@ describe('N06 approvals through the queue', () => {
 
     // A different second answer: exit 2, nothing enqueued or written. The same answer again: a no-op.
     const enqueued = await workflowCount();
-    const denied = await cli([
-      'approve',
-      '--database-url',
-      suite.database.url,
-      '--session',
-      'n06-a',
-      requestId,
-      '--deny',
-    ]);
+    const denied = await approve('n06-a', requestId, '--deny');
     expect(denied.code).toBe(2);
     expect(denied.stderr).toContain('already resolved allowed-once');
-    const again = await cli([
-      'approve',
-      '--database-url',
-      suite.database.url,
-      '--session',
-      'n06-a',
-      requestId,
-    ]);
+    const again = await approve('n06-a', requestId);
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toContain('was already answered allowed-once; nothing written');
     expect(await workflowCount()).toBe(enqueued);
@@ -185,17 +152,7 @@ describe('N06 approvals through the queue', () => {
     ]);
     expect(other.code, other.stderr).toBe(0);
     const second_request = await suspendedRequest('n06-b');
-    const rejected = await cli([
-      'approve',
-      '--database-url',
-      suite.database.url,
-      '--session',
-      'n06-b',
-      second_request,
-      '--deny',
-      '--reason',
-      'not today',
-    ]);
+    const rejected = await approve('n06-b', second_request, '--deny', '--reason', 'not today');
     expect(rejected.code, rejected.stderr).toBe(0);
     const deniedEvents = await suite.storedEvents('n06-b');
     expectClean(deniedEvents);
