@@ -54,14 +54,15 @@ export const toolBatchMachine = toolBatchSetup.createMachine({
   entry: 'releaseOnStop',
   initial: 'scheduling',
   states: {
-    // Commits first, as far as the cursor allows; then the next start, if the lane and a slot are free.
+    // Starts first, while the lane and a slot are free; then commits, as far as the cursor allows. So
+    // starts and commits alternate by count alone, never by how long a call took (engine.md, contract 3).
     scheduling: {
       always: [
         { guard: 'allCommitted', target: 'finishing' },
         { guard: 'cursorCrashed', target: 'skippingCrashed' },
+        { guard: 'mayStart', target: 'classifying' },
         { guard: 'canCommit', target: 'committing' },
         { guard: 'drainedAfterAbort', target: 'abandoning' },
-        { guard: 'mayStart', target: 'classifying' },
         { guard: 'shouldSuspend', target: 'suspending' },
         { target: 'waiting' },
       ],
@@ -106,8 +107,8 @@ export const toolBatchMachine = toolBatchSetup.createMachine({
     placing: {
       always: [
         { guard: 'cursorCrashed', target: 'skippingCrashed' },
-        { guard: 'canCommit', target: 'committing' },
         { guard: 'nextFits', target: 'starting' },
+        { guard: 'canCommit', target: 'committing' },
         { guard: 'shouldSuspend', target: 'suspending' },
         { target: 'waiting' },
       ],

@@ -56,16 +56,16 @@ const toolBatchMachine = createMachine({
           "target": "skippingCrashed"
         },
         {
+          "guard": "mayStart",
+          "target": "classifying"
+        },
+        {
           "guard": "canCommit",
           "target": "committing"
         },
         {
           "guard": "drainedAfterAbort",
           "target": "abandoning"
-        },
-        {
-          "guard": "mayStart",
-          "target": "classifying"
         },
         {
           "guard": "shouldSuspend",
@@ -145,12 +145,12 @@ const toolBatchMachine = createMachine({
           "target": "skippingCrashed"
         },
         {
-          "guard": "canCommit",
-          "target": "committing"
-        },
-        {
           "guard": "nextFits",
           "target": "starting"
+        },
+        {
+          "guard": "canCommit",
+          "target": "committing"
         },
         {
           "guard": "shouldSuspend",

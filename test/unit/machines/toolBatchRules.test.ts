@@ -116,12 +116,13 @@ describe('machines.md § toolBatch machine', () => {
     );
     const agent = await runAgent(seams, tools, 3);
     expect(overlaps).toEqual([]);
-    // c1 settled while c2 was in pre-execute: its commit runs before c3 starts (commit before refill).
+    // c1 settled while c2 was in pre-execute; a slot is still free, so c3 starts before c1 commits: the
+    // batch fills free slots first, so how long c2's policy took never moves c1's result (engine.md, contract 3).
     expect(events.filter((e) => e.startsWith('pre') || e.startsWith('post')).slice(0, 4)).toEqual([
       'pre-c1>',
       'pre-c2>',
-      'post-c1>',
       'pre-c3>',
+      'post-c1>',
     ]);
     await expectSoundAndDispose(agent);
   });
