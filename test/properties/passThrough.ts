@@ -355,7 +355,7 @@ export async function runScenario(s: Scenario, extra: PassThrough | undefined): 
     for (;;) {
       await agent.whenIdle();
       await world.settled();
-      if (agent.status === 'idle' || agent.status === 'failed') break;
+      if (agent.status !== 'running') break;
     }
     await agent.dispose();
     // Acts due at events the dispose wrote still happen (and are refused or ignored), in both runs.
