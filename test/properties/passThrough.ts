@@ -120,17 +120,12 @@ const toolArgs: fc.Arbitrary<ToolArgs> = fc.record(
   { act: fc.option(act, { nil: undefined, freq: 3 }), ticks: fc.integer({ min: 0, max: 3 }) },
   { requiredKeys: ['ticks'] },
 );
-const isParallel = (name: string): boolean => (parallelTools as readonly string[]).includes(name);
 const batchOf = (names: fc.Arbitrary<string>, minLength: number): fc.Arbitrary<Step> =>
   fc.array(fc.tuple(names, toolArgs), { minLength, maxLength: 4 }).map((list) => ({
-    toolCalls: list.map(([name, args], i) => {
-      // Bug E03-1 (the named unit test): a parallel call that settles while the batch still starts
-      // calls lets listener timing order its `tool/result` against a later call's `tool/call`. A
-      // parallel body here ends at a quiet point (an act or a tick), never within the batch's start.
-      const ticks = isParallel(name) && args.act === undefined ? Math.max(1, args.ticks) : args.ticks;
+    toolCalls: list.map(([name, { act, ticks }], i) =>
       // `undefined` is not JSON: an absent act is left out.
-      return { id: `c${i}`, name, arguments: args.act === undefined ? { ticks } : { act: args.act, ticks } };
-    }),
+      ({ id: `c${i}`, name, arguments: act === undefined ? { ticks } : { act, ticks } }),
+    ),
   }));
 const step: fc.Arbitrary<Step> = fc.oneof(
   fc.constant({ text: 'answer' }),
@@ -190,14 +185,10 @@ function registerScenarioListeners(seams: Seams, listeners: Scenario['listeners'
           return next();
       }
     };
-    // Bug E03-1: a policy that settles a parallel call at once (deny, ask, throw, a short-circuit)
-    // races the batch's later starts, so these two seams pass parallel calls on.
-    const settlesAtOnce = seam === 'tools/pre-execute' || seam === 'tools/execute';
     const listener =
       seam === 'agent/turn-stop' || seam === 'agent/pre-step' || seam === 'agent/post-step'
         ? () => decide(async () => undefined)
-        : (ctx: { name?: unknown }, next: () => Promise<unknown>) =>
-            settlesAtOnce && typeof ctx.name === 'string' && isParallel(ctx.name) ? next() : decide(next);
+        : (_ctx: unknown, next: () => Promise<unknown>) => decide(next);
     seams.on(seam as never, listener as never, { name: `e03:${seam}` });
   }
 }
