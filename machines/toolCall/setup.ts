@@ -66,14 +66,15 @@ export const toolCallSetup = setup({
     // Reports to the batch (taken only on transitions guarded by `isBatched`). Sent through `_parent`
     // at execution time, so graph traversal of a parentless machine does not resolve a missing parent.
     reportToBatch: ({ context, system }, params: { report: 'PREPARED' | 'SETTLED' | 'HELD' }) => {
-      batchOf(context, system)?.send({ type: params.report, callId: context.callId });
+      batchOf(context, system)?.send({ type: 'call.report', report: params.report, callId: context.callId });
     },
     // Tells the batch the call parked: it records `approval/requested` (or keeps the request it re-parked on).
     reportParked: ({ context, system }) => {
       const { resume, reason, askedBy, expiresAt } = context.approval;
       const reparked = resume?.as === 'parked' ? resume : null;
       const report: ToolCallReport = {
-        type: 'PARKED',
+        type: 'call.report',
+        report: 'PARKED',
         callId: context.callId,
         request: {
           requestId: reparked?.requestId ?? null,

@@ -61,7 +61,7 @@ export const knownFindings: readonly {
     // e.g. policy: a refused write ends the batch while a stepped call still reports to it.
     name: 'a stepped call reports PREPARED/SETTLED to a batch that already ended',
     triggers: ['refuse', 'failStore'],
-    pattern: /XState warned: Event "(PREPARED|SETTLED)" was sent to stopped actor/,
+    pattern: /XState warned: Event "call\.report" was sent to stopped actor/,
   },
 ];
 
@@ -116,11 +116,6 @@ export const unreachable: readonly { what: string; why: string; coveredBy: strin
     what: 'turn.flushing —INJECT→ #0',
     why: 'the agent holds injections itself once turn/end is written (inTurn.closed)',
     coveredBy: 'G01 turn: shortest paths over every seam configuration',
-  },
-  {
-    what: 'toolBatch —PREPARED→ #0',
-    why: 'a stepped call reports PREPARED only while the batch waits',
-    coveredBy: 'G01 toolBatch: shortest paths over every batch configuration',
   },
   {
     what: 'toolBatch —call.error→ #0',
@@ -181,15 +176,5 @@ export const unreachable: readonly { what: string; why: string; coveredBy: strin
     what: 'turn.open.step.suspended.waiting —CANCEL→ #0',
     why: 'the agent stops a suspended turn at once: a cancel reaches the agent, which re-enters the turn to cancel it (resuming)',
     coveredBy: 'G01 turn: shortest paths over every seam configuration',
-  },
-  {
-    what: 'toolBatch —PARKED→ #0',
-    why: 'a stepped call parks while the batch waits for it (its answer is a later macrostep)',
-    coveredBy: 'G01 toolBatch: shortest paths over every batch configuration',
-  },
-  {
-    what: 'toolBatch —HELD→ #0',
-    why: 'a stepped call is held while the batch waits for it (its pre-execute answer is a later macrostep)',
-    coveredBy: 'G01 toolBatch: shortest paths over every batch configuration',
   },
 ];
