@@ -225,6 +225,11 @@ export const toolCallSetup = setup({
     hasResult: ({ context }) => context.result !== null,
     isAborted: ({ context }) => context.aborted,
     isLive: ({ context }) => !context.aborted,
+    // Live, with an identity (past detach) and no result: an abort settles it before its body ran.
+    abortSettlesBeforeDispatch: ({ context }) =>
+      !context.aborted && context.callId !== '' && context.result === null,
+    // Re-entering from the log (approvals.md): its input was prepared and recorded before the suspension.
+    isResumed: ({ context }) => context.approval.resume !== null,
     graceIsOver: ({ context }) => context.graceOver,
     preDecisionIs: ({ event }, params: { kind: 'allow' | 'deny' | 'ask' }) =>
       outputOf<PreExecuteOutput>(event).decision.kind === params.kind,
