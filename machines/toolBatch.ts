@@ -42,10 +42,8 @@ export const toolBatchMachine = toolBatchSetup.createMachine({
   on: {
     // A call's input once `tools/prepare` is done: `tool/call` records what will run.
     PREPARED_INPUT: { actions: { type: 'recordPreparedInput', params: ({ event }) => ({ report: event }) } },
-    PREPARED: { actions: 'markPrepared' },
-    SETTLED: { actions: 'markSettled' },
-    PARKED: { actions: 'recordParked' },
-    HELD: { actions: 'recordHeld' },
+    // A call freed the lane (PREPARED, or PARKED/HELD for a resume), or SETTLED: recorded in any state.
+    'call.report': { actions: 'recordReport' },
     ABORT: { guard: 'isLive', actions: ['markAborted', 'abortStartedCalls'] },
     INTERNAL_ERROR: { target: '.failed', actions: 'recordFailure' },
     'call.error': { actions: 'markCrashed' },
@@ -69,10 +67,8 @@ export const toolBatchMachine = toolBatchSetup.createMachine({
     },
     waiting: {
       on: {
-        PREPARED: { target: 'scheduling', actions: 'markPrepared' },
-        PARKED: { target: 'scheduling', actions: 'recordParked' },
-        HELD: { target: 'scheduling', actions: 'recordHeld' },
-        SETTLED: { target: 'scheduling', actions: 'markSettled' },
+        // A report, recorded as in any state, then the next schedule.
+        'call.report': { target: 'scheduling', actions: 'recordReport' },
         ABORT: {
           guard: 'isLive',
           target: 'scheduling',

@@ -1,3 +1,4 @@
+import { and, not } from 'xstate';
 import { toolCallSetup } from './toolCall/setup.js';
 
 export { graphEvents } from './toolCall/graph.js';
@@ -48,9 +49,19 @@ export const toolCallMachine = toolCallSetup.createMachine({
   // A call without a `callKey` opens its own handles (and, without a `scopeKey`, its own scope); the
   // call's signal (aborted by ABORT or by the run's signal) comes back as ABORT.
   entry: ['openCall', 'watchAbort', 'releaseOnStop'],
-  // Outside the policy and review phases an abort is only recorded: the result stays as settled.
+  // The one abort handler of the waits before the body (pre-execute, approval, parked, held, guards, and
+  // the wait for `tool/call`): a live call with an identity and no result settles ABORTED_BEFORE_DISPATCH.
+  // Folding, a running body and the review handle ABORT themselves; anywhere else (before the call has an
+  // identity, or once it has a result) an abort is only recorded: the result stays as settled.
   on: {
-    ABORT: { guard: 'isLive', actions: ['markAborted', 'startCancelGrace', 'abortCall'] },
+    ABORT: [
+      {
+        guard: 'abortSettlesBeforeDispatch',
+        target: '.settled',
+        actions: ['markAborted', 'startCancelGrace', 'abortCall', 'settleAbortedBeforeDispatch'],
+      },
+      { guard: 'isLive', actions: ['markAborted', 'startCancelGrace', 'abortCall'] },
+    ],
     CANCEL_GRACE_OVER: { actions: 'markGraceOver' },
     RECORDED: { actions: 'markRecorded' },
   },
@@ -85,19 +96,9 @@ export const toolCallMachine = toolCallSetup.createMachine({
                   'markPrepared',
                 ],
               },
-              // Re-entering from the log: the input was prepared (and recorded) before the suspension.
-              {
-                guard: { type: 'resumesAs', params: { as: 'parked' } },
-                target: '#toolCall.sealing',
-                actions: 'recordDetach',
-              },
-              {
-                guard: { type: 'resumesAs', params: { as: 'held' } },
-                target: '#toolCall.sealing',
-                actions: 'recordDetach',
-              },
-              // A listener on tools/prepare and an input it may rewrite (not aborted meanwhile): fold it.
-              { guard: 'foldsInput', target: 'folding', actions: 'recordDetach' },
+              // A listener on tools/prepare and an input it may rewrite (not aborted meanwhile): fold it;
+              // not when re-entering from the log: the input was prepared (and recorded) before the suspension.
+              { guard: and([not('isResumed'), 'foldsInput']), target: 'folding', actions: 'recordDetach' },
               // Otherwise prepare is a skip (aborted: sealing records ABORTED_BEFORE_DISPATCH).
               { target: '#toolCall.sealing', actions: 'recordDetach' },
             ],
@@ -143,13 +144,6 @@ export const toolCallMachine = toolCallSetup.createMachine({
       ],
     },
     preExecute: {
-      on: {
-        ABORT: {
-          guard: 'isLive',
-          target: 'settled',
-          actions: ['markAborted', 'startCancelGrace', 'abortCall', 'settleAbortedBeforeDispatch'],
-        },
-      },
       initial: 'deciding',
       states: {
         deciding: {
@@ -174,9 +168,9 @@ export const toolCallMachine = toolCallSetup.createMachine({
                 target: '#toolCall.awaitingApproval',
                 actions: 'recordPreDecision',
               },
-              { target: '#toolCall.settled', actions: ['recordPreDecision', 'settleDenial'] },
+              { target: '#toolCall.notDispatched', actions: ['recordPreDecision', 'settleDenial'] },
             ],
-            'preExecute.error': { target: '#toolCall.settled', actions: 'settlePipelineError' },
+            'preExecute.error': { target: '#toolCall.notDispatched', actions: 'settlePipelineError' },
           },
         },
       },
@@ -185,11 +179,6 @@ export const toolCallMachine = toolCallSetup.createMachine({
       entry: { type: 'startPhase', params: { phase: 'approval' } },
       exit: 'stopPhase',
       on: {
-        ABORT: {
-          guard: 'isLive',
-          target: 'settled',
-          actions: ['markAborted', 'startCancelGrace', 'abortCall', 'settleAbortedBeforeDispatch'],
-        },
         'approval.done': [
           { guard: { type: 'approvalIs', params: { kind: 'granted' } }, target: 'guards' },
           // Someone answers later: the batch records the request and may suspend the turn.
@@ -200,23 +189,16 @@ export const toolCallMachine = toolCallSetup.createMachine({
           },
           {
             guard: { type: 'approvalIs', params: { kind: 'aborted' } },
-            target: 'settled',
+            target: 'notDispatched',
             actions: ['markAborted', 'settleAbortedBeforeDispatch'],
           },
-          { target: 'settled', actions: 'settleDenial' },
+          { target: 'notDispatched', actions: 'settleDenial' },
         ],
-        'approval.error': { target: 'settled', actions: 'settlePipelineError' },
+        'approval.error': { target: 'notDispatched', actions: 'settlePipelineError' },
       },
     },
     // Deferred: waits for an answer recorded in the log; only a resumed turn brings it (approvals.md).
     parked: {
-      on: {
-        ABORT: {
-          guard: 'isLive',
-          target: 'settled',
-          actions: ['markAborted', 'startCancelGrace', 'abortCall', 'settleAbortedBeforeDispatch'],
-        },
-      },
       initial: 'answered',
       states: {
         // Re-entered from the log with its answer: allowed goes on to guards, any other answer is a denial.
@@ -224,7 +206,7 @@ export const toolCallMachine = toolCallSetup.createMachine({
           always: [
             {
               guard: { type: 'parkedAnswerIs', params: { allows: false } },
-              target: '#toolCall.settled',
+              target: '#toolCall.notDispatched',
               actions: 'settleParkedDenial',
             },
             // The grant is consumed here: from now on the call runs as any other (and is held like any other).
@@ -241,13 +223,6 @@ export const toolCallMachine = toolCallSetup.createMachine({
     },
     // Allowed, but an earlier call of the batch is parked: waits before guards for the resume.
     held: {
-      on: {
-        ABORT: {
-          guard: 'isLive',
-          target: 'settled',
-          actions: ['markAborted', 'startCancelGrace', 'abortCall', 'settleAbortedBeforeDispatch'],
-        },
-      },
       initial: 'entering',
       states: {
         entering: {
@@ -268,13 +243,6 @@ export const toolCallMachine = toolCallSetup.createMachine({
       },
     },
     guards: {
-      on: {
-        ABORT: {
-          guard: 'isLive',
-          target: 'settled',
-          actions: ['markAborted', 'startCancelGrace', 'abortCall', 'settleAbortedBeforeDispatch'],
-        },
-      },
       initial: 'checking',
       states: {
         checking: {
@@ -288,10 +256,10 @@ export const toolCallMachine = toolCallSetup.createMachine({
           entry: { type: 'runPhase', params: { phase: 'guards' } },
           on: {
             'guards.done': [
-              { guard: 'guardDenied', target: '#toolCall.settled', actions: 'settleDenial' },
+              { guard: 'guardDenied', target: '#toolCall.notDispatched', actions: 'settleDenial' },
               { target: '#toolCall.dispatching' },
             ],
-            'guards.error': { target: '#toolCall.settled', actions: 'settlePipelineError' },
+            'guards.error': { target: '#toolCall.notDispatched', actions: 'settlePipelineError' },
           },
         },
       },
@@ -340,11 +308,6 @@ export const toolCallMachine = toolCallSetup.createMachine({
         recording: {
           on: {
             RECORDED: { target: 'running', actions: 'markRecorded' },
-            ABORT: {
-              guard: 'isLive',
-              target: '#toolCall.settled',
-              actions: ['markAborted', 'startCancelGrace', 'abortCall', 'settleAbortedBeforeDispatch'],
-            },
           },
         },
         running: {
@@ -367,6 +330,11 @@ export const toolCallMachine = toolCallSetup.createMachine({
           },
         },
       },
+    },
+    // The call ends before its body ran: denied (by pre-execute, an approval, a parked answer or the guards),
+    // a policy phase threw, or the approval was aborted. Its result is set; it settles.
+    notDispatched: {
+      always: 'settled',
     },
     settled: {
       initial: 'reporting',

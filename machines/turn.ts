@@ -1,3 +1,4 @@
+import { and } from 'xstate';
 import { TurnFailureCode } from '../kernel/index.js';
 import { Seam } from '../seams/index.js';
 import {
@@ -19,16 +20,26 @@ import type { TurnSeamName } from './turn/types.js';
 
 export { graphEvents } from './turn/graph.js';
 
-/** First in every transient state: a refused append closes the turn before anything else is written. */
-const bail = { guard: 'hasFailure', target: '#turn.closing' } as const;
+/**
+ * The guard of an edge of a transient state that an append can lead into: taken only while nothing failed,
+ * so a refused append leaves the state to `open`'s one failure edge before anything else is written
+ * (decision 43).
+ */
+const unlessFailed = 'noFailure';
 
 /** A seam state's skip to `target`: no listener, so its actor is never built (`machines.md`). */
 const skip = (seam: TurnSeamName, target: string) =>
   ({ guard: { type: 'seamIsEmpty', params: { seam } }, target }) as const;
 
-/** A seam's `onError`: the throw is the turn's failure, reported once as coming from `origin`. */
+/** `skip`, for a `check` that an append can lead into: taken only while nothing failed (`unlessFailed`). */
+const skipUnlessFailed = (seam: TurnSeamName, target?: string) =>
+  ({ guard: and([unlessFailed, { type: 'seamIsEmpty', params: { seam } }]), target }) as const;
+
+/**
+ * A seam's `onError`: the throw is the turn's failure, reported once as coming from `origin`; `open`'s
+ * failure edge then closes the turn.
+ */
 const failAt = (origin: string) => ({
-  target: '#turn.closing' as const,
   actions: [
     {
       type: 'recordFailure' as const,
@@ -41,9 +52,8 @@ const failAt = (origin: string) => ({
 /** The request failed for good: its failure becomes the turn's, reported as the model's. */
 const failTheRequest = ['failRequest', { type: 'reportFailure', params: { origin: 'model' } }] as const;
 
-/** The batch failed (it reports a refused append, or it died): repair its calls, close with `error`. */
+/** The batch failed (it reports a refused append, or it died): repair its calls, fail the turn (`error`). */
 const repairBatch = {
-  target: '#turn.closing',
   actions: [
     'repairCalls',
     { type: 'recordFailure', params: batchFailureOf },
@@ -105,6 +115,11 @@ export const turnMachine = turnSetup.createMachine({
       },
     },
     open: {
+      // The turn's one failure edge: a refused append (assigned in its own microstep, decision 43), a
+      // seam or batch that failed, or a failed request closes the turn with `error`. It is taken when no
+      // state below has an eventless edge of its own to take: transient states advance `unlessFailed`,
+      // and prompt-submit and an interrupted post-step hold a failure until they answer.
+      always: { guard: 'hasFailure', target: '#turn.closing' },
       // turn/start is written and turn/end is owed; these are the defaults of an open turn.
       on: {
         STEER: { actions: { type: 'pushSteering', params: ({ event }) => ({ item: event.item }) } },
@@ -115,7 +130,6 @@ export const turnMachine = turnSetup.createMachine({
           target: '#turn.closing',
           actions: [{ type: 'recordCancel', params: ({ event }) => event }, 'abortTurn'],
         },
-        // No INTERNAL_ERROR: a failed append is assigned in its own microstep (`hasFailure`, decision 43).
       },
       initial: 'promptSubmit',
       states: {
@@ -186,8 +200,12 @@ export const turnMachine = turnSetup.createMachine({
                     actions: { type: 'recordPrompt', params: ({ event }) => ({ decision: event.output }) },
                   },
                 ],
-                onError: failAt(Seam.promptSubmit),
+                // Direct: prompt-submit holds a failure (below), so `open`'s edge would not take this one.
+                onError: { target: '#turn.closing', ...failAt(Seam.promptSubmit) },
               },
+              // A failure while the prompt is decided (a refused injection) waits for the decision: the
+              // prompt is recorded first, then `drainSteering` leaves to `open`'s failure edge.
+              always: { guard: 'hasFailure' },
             },
           },
         },
@@ -197,16 +215,16 @@ export const turnMachine = turnSetup.createMachine({
           states: {
             drainSteering: {
               entry: ['recordSteering', 'reportSteeringEnded', 'clearSteering'],
-              always: [bail, 'preStep'],
+              always: { guard: unlessFailed, target: 'preStep' },
             },
             preStep: {
               initial: 'check',
               states: {
+                // Entered from `drainSteering` only, with nothing appended on the way: nothing failed here.
                 check: {
-                  always: [bail, skip(Seam.preStep, '#turn.open.step.inFlight'), 'running'],
+                  always: [skip(Seam.preStep, '#turn.open.step.inFlight'), 'running'],
                 },
                 running: {
-                  always: bail,
                   invoke: {
                     id: 'preStep',
                     src: 'preStep',
@@ -230,7 +248,6 @@ export const turnMachine = turnSetup.createMachine({
                   // The request starts here and is stopped when the state is left (no actor: decisions.md).
                   entry: ['openStep', 'appendStepStart', 'startModelRequest'],
                   exit: 'stopModelRequest',
-                  always: bail,
                   on: {
                     'model.done': {
                       target: 'answered',
@@ -252,10 +269,13 @@ export const turnMachine = turnSetup.createMachine({
                 },
                 answered: {
                   always: [
-                    bail,
-                    { guard: 'answerHasToolCalls', target: 'tools' },
+                    { guard: and([unlessFailed, 'answerHasToolCalls']), target: 'tools' },
                     // No tool calls: the step's results are recorded, so its FIFO follows the answer now.
-                    { target: '#turn.open.step.postBatchSteering', actions: flushStepFifo },
+                    {
+                      guard: unlessFailed,
+                      target: '#turn.open.step.postBatchSteering',
+                      actions: flushStepFifo,
+                    },
                   ],
                 },
                 tools: {
@@ -280,7 +300,7 @@ export const turnMachine = turnSetup.createMachine({
                       },
                       { target: '#turn.open.step.postBatchSteering', actions: flushStepFifo },
                     ],
-                    // The batch died: the same repair, then close the step and the turn with `error`.
+                    // The batch died: the same repair, then `open`'s failure edge closes the step and the turn.
                     onError: repairBatch,
                   },
                   on: {
@@ -332,7 +352,6 @@ export const turnMachine = turnSetup.createMachine({
                   ],
                 },
                 waiting: {
-                  always: bail,
                   entry: 'notifySuspended',
                   on: {
                     // Held for the resume: nothing of the step may be written now.
@@ -367,10 +386,10 @@ export const turnMachine = turnSetup.createMachine({
             },
             postBatchSteering: {
               always: [
-                bail,
                 // Steering is never drained into an aborted turn.
-                { guard: 'isCancelled', target: 'abortedPostStep' },
+                { guard: and([unlessFailed, 'isCancelled']), target: 'abortedPostStep' },
                 {
+                  guard: unlessFailed,
                   target: 'postStep',
                   actions: ['markSteered', 'recordSteering', 'reportSteeringEnded', 'clearSteering'],
                 },
@@ -381,16 +400,14 @@ export const turnMachine = turnSetup.createMachine({
               states: {
                 check: {
                   always: [
-                    bail,
                     {
-                      ...skip(Seam.postStep, '#turn.open.step.continuation'),
+                      ...skipUnlessFailed(Seam.postStep, '#turn.open.step.continuation'),
                       actions: ['appendStepEnd', 'closeStep'],
                     },
-                    'running',
+                    { guard: unlessFailed, target: 'running' },
                   ],
                 },
                 running: {
-                  always: bail,
                   invoke: {
                     id: 'postStep',
                     src: 'postStep',
@@ -407,19 +424,23 @@ export const turnMachine = turnSetup.createMachine({
             abortedPostStep: {
               // Post-step runs once after a cancelled batch, with the aborted signal, bounded by cancelGrace.
               initial: 'check',
+              onDone: '#turn.closing',
               states: {
-                check: { always: [skip(Seam.postStep, '#turn.closing'), 'running'] },
+                check: { always: [skip(Seam.postStep, 'over'), 'running'] },
                 running: {
                   invoke: {
                     id: 'abortedPostStep',
                     src: 'postStep',
                     input: seamInputOf,
-                    onDone: '#turn.closing',
+                    onDone: 'over',
                     // The turn is already interrupted; interruptions never emit agent/error.
-                    onError: '#turn.closing',
+                    onError: 'over',
                   },
-                  after: { cancelGrace: '#turn.closing' },
+                  after: { cancelGrace: 'over' },
+                  // A failure meanwhile (a refused injection) waits for the post-step, as the cancel does.
+                  always: { guard: 'hasFailure' },
                 },
+                over: { type: 'final' },
               },
             },
             continuation: {
@@ -427,9 +448,8 @@ export const turnMachine = turnSetup.createMachine({
               states: {
                 check: {
                   always: [
-                    bail,
                     {
-                      ...skip(Seam.turnContinuation, '#turn.open.step.turnStop'),
+                      ...skipUnlessFailed(Seam.turnContinuation, '#turn.open.step.turnStop'),
                       actions: [
                         {
                           type: 'emitDefaultDecided',
@@ -444,11 +464,10 @@ export const turnMachine = turnSetup.createMachine({
                         },
                       ],
                     },
-                    'running',
+                    { guard: unlessFailed, target: 'running' },
                   ],
                 },
                 running: {
-                  always: bail,
                   invoke: {
                     id: 'continuation',
                     src: 'continuation',
@@ -469,20 +488,21 @@ export const turnMachine = turnSetup.createMachine({
             turnStop: {
               initial: 'check',
               states: {
+                // The edges from `continuation` append nothing (a continue reason is only notified).
                 check: {
-                  always: [bail, skip(Seam.turnStop, '#turn.open.step.deciding'), 'running'],
+                  always: [skip(Seam.turnStop, '#turn.open.step.deciding'), 'running'],
                 },
                 running: {
-                  always: bail,
                   invoke: {
                     id: 'turnStop',
                     src: 'turnStop',
                     input: seamInputOf,
                     onDone: [
                       {
-                        // A stop is terminal: pending steering is discarded, later steering too (by the agent).
+                        // A stop is terminal: pending steering is discarded, later steering too (by the agent);
+                        // `deciding` then closes the turn.
                         guard: 'stopReturned',
-                        target: '#turn.closing',
+                        target: '#turn.open.step.deciding',
                         actions: [
                           { type: 'recordStop', params: ({ event }) => ({ output: event.output }) },
                           'discardSteering',
@@ -498,12 +518,12 @@ export const turnMachine = turnSetup.createMachine({
               },
             },
             deciding: {
-              // Pending steering overrides a stop; the step cap closes the edge back into `step`.
-              // No `bail`: only `turnStop` leads here, and it bails first, running no action on the way.
+              // Pending steering overrides a continuation's stop; a turn-stop's stop ends the turn; the step
+              // cap is recorded once, then closes the edge back into `step`. Its last edge is unguarded:
+              // a failure of a stop's discard closes the turn here, as `open`'s edge would.
               always: [
                 {
                   guard: 'stepCapReached',
-                  target: '#turn.closing',
                   actions: [
                     'recordMaxSteps',
                     'discardContinueReason',
@@ -517,14 +537,15 @@ export const turnMachine = turnSetup.createMachine({
             },
           },
         },
+        // A request that fails for good fails the turn: `open`'s failure edge closes it.
         requestError: {
           initial: 'check',
           states: {
             check: {
               always: [
-                bail,
                 {
-                  ...skip(Seam.requestError, '#turn.closing'),
+                  // The request fails: `open`'s failure edge closes the turn.
+                  ...skipUnlessFailed(Seam.requestError),
                   actions: [
                     {
                       type: 'emitDefaultDecided',
@@ -533,22 +554,17 @@ export const turnMachine = turnSetup.createMachine({
                     ...failTheRequest,
                   ],
                 },
-                'running',
+                { guard: unlessFailed, target: 'running' },
               ],
             },
             running: {
-              always: bail,
               invoke: {
                 id: 'requestError',
                 src: 'requestError',
                 input: requestErrorInputOf,
-                onDone: [
-                  { guard: 'retryAllowed', target: '#turn.open.step' },
-                  { target: '#turn.closing', actions: failTheRequest },
-                ],
+                onDone: [{ guard: 'retryAllowed', target: '#turn.open.step' }, { actions: failTheRequest }],
                 onError: {
                   // A throwing recovery listener is reported and counts as `fail`.
-                  target: '#turn.closing',
                   actions: [
                     {
                       type: 'reportListenerFailure',

@@ -15,17 +15,8 @@ const toolBatchMachine = createMachine({
         "type": "recordPreparedInput"
       }
     },
-    "PREPARED": {
-      "actions": "markPrepared"
-    },
-    "SETTLED": {
-      "actions": "markSettled"
-    },
-    "PARKED": {
-      "actions": "recordParked"
-    },
-    "HELD": {
-      "actions": "recordHeld"
+    "call.report": {
+      "actions": "recordReport"
     },
     "ABORT": {
       "guard": "isLive",
@@ -78,21 +69,9 @@ const toolBatchMachine = createMachine({
     },
     "waiting": {
       "on": {
-        "PREPARED": {
+        "call.report": {
           "target": "scheduling",
-          "actions": "markPrepared"
-        },
-        "PARKED": {
-          "target": "scheduling",
-          "actions": "recordParked"
-        },
-        "HELD": {
-          "target": "scheduling",
-          "actions": "recordHeld"
-        },
-        "SETTLED": {
-          "target": "scheduling",
-          "actions": "markSettled"
+          "actions": "recordReport"
         },
         "ABORT": {
           "guard": "isLive",

@@ -8,14 +8,26 @@ const toolCallMachine = createMachine({
     "releaseOnStop"
   ],
   "on": {
-    "ABORT": {
-      "guard": "isLive",
-      "actions": [
-        "markAborted",
-        "startCancelGrace",
-        "abortCall"
-      ]
-    },
+    "ABORT": [
+      {
+        "guard": "abortSettlesBeforeDispatch",
+        "target": ".settled",
+        "actions": [
+          "markAborted",
+          "startCancelGrace",
+          "abortCall",
+          "settleAbortedBeforeDispatch"
+        ]
+      },
+      {
+        "guard": "isLive",
+        "actions": [
+          "markAborted",
+          "startCancelGrace",
+          "abortCall"
+        ]
+      }
+    ],
     "CANCEL_GRACE_OVER": {
       "actions": "markGraceOver"
     },
@@ -79,27 +91,7 @@ const toolCallMachine = createMachine({
                 ]
               },
               {
-                "guard": {
-                  "type": "resumesAs",
-                  "params": {
-                    "as": "parked"
-                  }
-                },
-                "target": "#toolCall.sealing",
-                "actions": "recordDetach"
-              },
-              {
-                "guard": {
-                  "type": "resumesAs",
-                  "params": {
-                    "as": "held"
-                  }
-                },
-                "target": "#toolCall.sealing",
-                "actions": "recordDetach"
-              },
-              {
-                "guard": "foldsInput",
+                "guard": "and(not(isResumed), foldsInput)",
                 "target": "folding",
                 "actions": "recordDetach"
               },
@@ -210,18 +202,6 @@ const toolCallMachine = createMachine({
       ]
     },
     "preExecute": {
-      "on": {
-        "ABORT": {
-          "guard": "isLive",
-          "target": "settled",
-          "actions": [
-            "markAborted",
-            "startCancelGrace",
-            "abortCall",
-            "settleAbortedBeforeDispatch"
-          ]
-        }
-      },
       "initial": "deciding",
       "states": {
         "deciding": {
@@ -263,7 +243,7 @@ const toolCallMachine = createMachine({
                 "actions": "recordPreDecision"
               },
               {
-                "target": "#toolCall.settled",
+                "target": "#toolCall.notDispatched",
                 "actions": [
                   "recordPreDecision",
                   "settleDenial"
@@ -271,7 +251,7 @@ const toolCallMachine = createMachine({
               }
             ],
             "preExecute.error": {
-              "target": "#toolCall.settled",
+              "target": "#toolCall.notDispatched",
               "actions": "settlePipelineError"
             }
           }
@@ -287,16 +267,6 @@ const toolCallMachine = createMachine({
       },
       "exit": "stopPhase",
       "on": {
-        "ABORT": {
-          "guard": "isLive",
-          "target": "settled",
-          "actions": [
-            "markAborted",
-            "startCancelGrace",
-            "abortCall",
-            "settleAbortedBeforeDispatch"
-          ]
-        },
         "approval.done": [
           {
             "guard": {
@@ -328,36 +298,24 @@ const toolCallMachine = createMachine({
                 "kind": "aborted"
               }
             },
-            "target": "settled",
+            "target": "notDispatched",
             "actions": [
               "markAborted",
               "settleAbortedBeforeDispatch"
             ]
           },
           {
-            "target": "settled",
+            "target": "notDispatched",
             "actions": "settleDenial"
           }
         ],
         "approval.error": {
-          "target": "settled",
+          "target": "notDispatched",
           "actions": "settlePipelineError"
         }
       }
     },
     "parked": {
-      "on": {
-        "ABORT": {
-          "guard": "isLive",
-          "target": "settled",
-          "actions": [
-            "markAborted",
-            "startCancelGrace",
-            "abortCall",
-            "settleAbortedBeforeDispatch"
-          ]
-        }
-      },
       "initial": "answered",
       "states": {
         "answered": {
@@ -369,7 +327,7 @@ const toolCallMachine = createMachine({
                   "allows": false
                 }
               },
-              "target": "#toolCall.settled",
+              "target": "#toolCall.notDispatched",
               "actions": "settleParkedDenial"
             },
             {
@@ -395,18 +353,6 @@ const toolCallMachine = createMachine({
       }
     },
     "held": {
-      "on": {
-        "ABORT": {
-          "guard": "isLive",
-          "target": "settled",
-          "actions": [
-            "markAborted",
-            "startCancelGrace",
-            "abortCall",
-            "settleAbortedBeforeDispatch"
-          ]
-        }
-      },
       "initial": "entering",
       "states": {
         "entering": {
@@ -439,18 +385,6 @@ const toolCallMachine = createMachine({
       }
     },
     "guards": {
-      "on": {
-        "ABORT": {
-          "guard": "isLive",
-          "target": "settled",
-          "actions": [
-            "markAborted",
-            "startCancelGrace",
-            "abortCall",
-            "settleAbortedBeforeDispatch"
-          ]
-        }
-      },
       "initial": "checking",
       "states": {
         "checking": {
@@ -484,7 +418,7 @@ const toolCallMachine = createMachine({
             "guards.done": [
               {
                 "guard": "guardDenied",
-                "target": "#toolCall.settled",
+                "target": "#toolCall.notDispatched",
                 "actions": "settleDenial"
               },
               {
@@ -492,7 +426,7 @@ const toolCallMachine = createMachine({
               }
             ],
             "guards.error": {
-              "target": "#toolCall.settled",
+              "target": "#toolCall.notDispatched",
               "actions": "settlePipelineError"
             }
           }
@@ -572,16 +506,6 @@ const toolCallMachine = createMachine({
             "RECORDED": {
               "target": "running",
               "actions": "markRecorded"
-            },
-            "ABORT": {
-              "guard": "isLive",
-              "target": "#toolCall.settled",
-              "actions": [
-                "markAborted",
-                "startCancelGrace",
-                "abortCall",
-                "settleAbortedBeforeDispatch"
-              ]
             }
           }
         },
@@ -616,6 +540,9 @@ const toolCallMachine = createMachine({
           }
         }
       }
+    },
+    "notDispatched": {
+      "always": "settled"
     },
     "settled": {
       "initial": "reporting",

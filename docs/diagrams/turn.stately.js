@@ -57,6 +57,10 @@ const turnMachine = createMachine({
       }
     },
     "open": {
+      "always": {
+        "guard": "hasFailure",
+        "target": "#turn.closing"
+      },
       "on": {
         "STEER": {
           "actions": {
@@ -157,6 +161,9 @@ const turnMachine = createMachine({
                     }
                   ]
                 }
+              },
+              "always": {
+                "guard": "hasFailure"
               }
             }
           }
@@ -171,23 +178,16 @@ const turnMachine = createMachine({
                 "reportSteeringEnded",
                 "clearSteering"
               ],
-              "always": [
-                {
-                  "guard": "hasFailure",
-                  "target": "#turn.closing"
-                },
-                "preStep"
-              ]
+              "always": {
+                "guard": "noFailure",
+                "target": "preStep"
+              }
             },
             "preStep": {
               "initial": "check",
               "states": {
                 "check": {
                   "always": [
-                    {
-                      "guard": "hasFailure",
-                      "target": "#turn.closing"
-                    },
                     {
                       "guard": {
                         "type": "seamIsEmpty",
@@ -201,16 +201,11 @@ const turnMachine = createMachine({
                   ]
                 },
                 "running": {
-                  "always": {
-                    "guard": "hasFailure",
-                    "target": "#turn.closing"
-                  },
                   "invoke": {
                     "id": "preStep",
                     "src": "preStep",
                     "onDone": "#turn.open.step.inFlight",
                     "onError": {
-                      "target": "#turn.closing",
                       "actions": [
                         {
                           "type": "recordFailure"
@@ -244,10 +239,6 @@ const turnMachine = createMachine({
                     "startModelRequest"
                   ],
                   "exit": "stopModelRequest",
-                  "always": {
-                    "guard": "hasFailure",
-                    "target": "#turn.closing"
-                  },
                   "on": {
                     "model.done": {
                       "target": "answered",
@@ -276,14 +267,11 @@ const turnMachine = createMachine({
                 "answered": {
                   "always": [
                     {
-                      "guard": "hasFailure",
-                      "target": "#turn.closing"
-                    },
-                    {
-                      "guard": "answerHasToolCalls",
+                      "guard": "and(noFailure, answerHasToolCalls)",
                       "target": "tools"
                     },
                     {
+                      "guard": "noFailure",
                       "target": "#turn.open.step.postBatchSteering",
                       "actions": [
                         "appendStepFifo",
@@ -301,7 +289,6 @@ const turnMachine = createMachine({
                     "onDone": [
                       {
                         "guard": "batchFailed",
-                        "target": "#turn.closing",
                         "actions": [
                           "repairCalls",
                           {
@@ -331,7 +318,6 @@ const turnMachine = createMachine({
                       }
                     ],
                     "onError": {
-                      "target": "#turn.closing",
                       "actions": [
                         "repairCalls",
                         {
@@ -398,10 +384,6 @@ const turnMachine = createMachine({
                   ]
                 },
                 "waiting": {
-                  "always": {
-                    "guard": "hasFailure",
-                    "target": "#turn.closing"
-                  },
                   "entry": "notifySuspended",
                   "on": {
                     "INJECT": {
@@ -443,14 +425,11 @@ const turnMachine = createMachine({
             "postBatchSteering": {
               "always": [
                 {
-                  "guard": "hasFailure",
-                  "target": "#turn.closing"
-                },
-                {
-                  "guard": "isCancelled",
+                  "guard": "and(noFailure, isCancelled)",
                   "target": "abortedPostStep"
                 },
                 {
+                  "guard": "noFailure",
                   "target": "postStep",
                   "actions": [
                     "markSteered",
@@ -467,30 +446,20 @@ const turnMachine = createMachine({
                 "check": {
                   "always": [
                     {
-                      "guard": "hasFailure",
-                      "target": "#turn.closing"
-                    },
-                    {
-                      "guard": {
-                        "type": "seamIsEmpty",
-                        "params": {
-                          "seam": "agent/post-step"
-                        }
-                      },
+                      "guard": "and(noFailure, seamIsEmpty(seam=agent/post-step))",
                       "target": "#turn.open.step.continuation",
                       "actions": [
                         "appendStepEnd",
                         "closeStep"
                       ]
                     },
-                    "running"
+                    {
+                      "guard": "noFailure",
+                      "target": "running"
+                    }
                   ]
                 },
                 "running": {
-                  "always": {
-                    "guard": "hasFailure",
-                    "target": "#turn.closing"
-                  },
                   "invoke": {
                     "id": "postStep",
                     "src": "postStep",
@@ -502,7 +471,6 @@ const turnMachine = createMachine({
                       ]
                     },
                     "onError": {
-                      "target": "#turn.closing",
                       "actions": [
                         {
                           "type": "recordFailure"
@@ -521,6 +489,7 @@ const turnMachine = createMachine({
             },
             "abortedPostStep": {
               "initial": "check",
+              "onDone": "#turn.closing",
               "states": {
                 "check": {
                   "always": [
@@ -531,7 +500,7 @@ const turnMachine = createMachine({
                           "seam": "agent/post-step"
                         }
                       },
-                      "target": "#turn.closing"
+                      "target": "over"
                     },
                     "running"
                   ]
@@ -540,12 +509,18 @@ const turnMachine = createMachine({
                   "invoke": {
                     "id": "abortedPostStep",
                     "src": "postStep",
-                    "onDone": "#turn.closing",
-                    "onError": "#turn.closing"
+                    "onDone": "over",
+                    "onError": "over"
                   },
                   "after": {
-                    "cancelGrace": "#turn.closing"
+                    "cancelGrace": "over"
+                  },
+                  "always": {
+                    "guard": "hasFailure"
                   }
+                },
+                "over": {
+                  "type": "final"
                 }
               }
             },
@@ -555,16 +530,7 @@ const turnMachine = createMachine({
                 "check": {
                   "always": [
                     {
-                      "guard": "hasFailure",
-                      "target": "#turn.closing"
-                    },
-                    {
-                      "guard": {
-                        "type": "seamIsEmpty",
-                        "params": {
-                          "seam": "agent/turn-continuation"
-                        }
-                      },
+                      "guard": "and(noFailure, seamIsEmpty(seam=agent/turn-continuation))",
                       "target": "#turn.open.step.turnStop",
                       "actions": [
                         {
@@ -575,14 +541,13 @@ const turnMachine = createMachine({
                         }
                       ]
                     },
-                    "running"
+                    {
+                      "guard": "noFailure",
+                      "target": "running"
+                    }
                   ]
                 },
                 "running": {
-                  "always": {
-                    "guard": "hasFailure",
-                    "target": "#turn.closing"
-                  },
                   "invoke": {
                     "id": "continuation",
                     "src": "continuation",
@@ -597,7 +562,6 @@ const turnMachine = createMachine({
                       ]
                     },
                     "onError": {
-                      "target": "#turn.closing",
                       "actions": [
                         {
                           "type": "recordFailure"
@@ -620,10 +584,6 @@ const turnMachine = createMachine({
                 "check": {
                   "always": [
                     {
-                      "guard": "hasFailure",
-                      "target": "#turn.closing"
-                    },
-                    {
                       "guard": {
                         "type": "seamIsEmpty",
                         "params": {
@@ -636,17 +596,13 @@ const turnMachine = createMachine({
                   ]
                 },
                 "running": {
-                  "always": {
-                    "guard": "hasFailure",
-                    "target": "#turn.closing"
-                  },
                   "invoke": {
                     "id": "turnStop",
                     "src": "turnStop",
                     "onDone": [
                       {
                         "guard": "stopReturned",
-                        "target": "#turn.closing",
+                        "target": "#turn.open.step.deciding",
                         "actions": [
                           {
                             "type": "recordStop"
@@ -659,7 +615,6 @@ const turnMachine = createMachine({
                       "#turn.open.step.deciding"
                     ],
                     "onError": {
-                      "target": "#turn.closing",
                       "actions": [
                         {
                           "type": "recordFailure"
@@ -680,7 +635,6 @@ const turnMachine = createMachine({
               "always": [
                 {
                   "guard": "stepCapReached",
-                  "target": "#turn.closing",
                   "actions": [
                     "recordMaxSteps",
                     "discardContinueReason",
@@ -704,17 +658,7 @@ const turnMachine = createMachine({
             "check": {
               "always": [
                 {
-                  "guard": "hasFailure",
-                  "target": "#turn.closing"
-                },
-                {
-                  "guard": {
-                    "type": "seamIsEmpty",
-                    "params": {
-                      "seam": "agent/request-error"
-                    }
-                  },
-                  "target": "#turn.closing",
+                  "guard": "and(noFailure, seamIsEmpty(seam=agent/request-error))",
                   "actions": [
                     {
                       "type": "emitDefaultDecided",
@@ -734,14 +678,13 @@ const turnMachine = createMachine({
                     }
                   ]
                 },
-                "running"
+                {
+                  "guard": "noFailure",
+                  "target": "running"
+                }
               ]
             },
             "running": {
-              "always": {
-                "guard": "hasFailure",
-                "target": "#turn.closing"
-              },
               "invoke": {
                 "id": "requestError",
                 "src": "requestError",
@@ -751,7 +694,6 @@ const turnMachine = createMachine({
                     "target": "#turn.open.step"
                   },
                   {
-                    "target": "#turn.closing",
                     "actions": [
                       "failRequest",
                       {
@@ -764,7 +706,6 @@ const turnMachine = createMachine({
                   }
                 ],
                 "onError": {
-                  "target": "#turn.closing",
                   "actions": [
                     {
                       "type": "reportListenerFailure"

@@ -181,7 +181,7 @@ export function createToolBatchActions(
       any
     >(({ context, event, self, system, enqueue }): void => {
       const index = callIndexOf(context, event);
-      if (index === null || event.type !== 'PARKED') return;
+      if (index === null || event.type !== 'call.report' || event.report !== 'PARKED') return;
       let wait: CallWait;
       try {
         wait = recordRequest({ context, self, system }, index, event.request);

@@ -1,4 +1,4 @@
-import { assign, fromCallback, setup } from 'xstate';
+import { assign, enqueueActions, fromCallback, setup } from 'xstate';
 import { describeThrown } from '../../kernel/index.js';
 import {
   callIndexOf,
@@ -21,6 +21,14 @@ const indexOf = (event: unknown): number => (event as { index?: number }).index 
 const errorOf = (event: unknown): unknown => (event as { error?: unknown }).error;
 
 /** A started call that parked or is held: it no longer holds the policy lane. */
+/** The action that records each kind of `call.report`. */
+const reportActions = {
+  PREPARED: 'markPrepared',
+  SETTLED: 'markSettled',
+  PARKED: 'recordParked',
+  HELD: 'recordHeld',
+} as const;
+
 function markWaiting(
   context: ToolBatchContext,
   event: unknown,
@@ -126,5 +134,14 @@ export const toolBatchSetup = setup({
     isCursorCall: ({ context, event }) => indexOf(event) === context.cursor,
     // A classification is for the call about to start; any other is stale.
     classifiesNext: ({ context, event }) => (event as { index?: unknown }).index === context.started,
+  },
+}).extend({
+  actions: {
+    // A call's `call.report`, by its kind: the lane is free (PREPARED), it parked or is held (both free the
+    // lane too), or it SETTLED.
+    recordReport: enqueueActions(({ event, enqueue }) => {
+      // By name, so the batch logic's provided `recordParked` runs (the names are this setup's own).
+      if (event.type === 'call.report') enqueue(reportActions[event.report] as never);
+    }),
   },
 });

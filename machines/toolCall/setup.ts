@@ -66,14 +66,15 @@ export const toolCallSetup = setup({
     // Reports to the batch (taken only on transitions guarded by `isBatched`). Sent through `_parent`
     // at execution time, so graph traversal of a parentless machine does not resolve a missing parent.
     reportToBatch: ({ context, system }, params: { report: 'PREPARED' | 'SETTLED' | 'HELD' }) => {
-      batchOf(context, system)?.send({ type: params.report, callId: context.callId });
+      batchOf(context, system)?.send({ type: 'call.report', report: params.report, callId: context.callId });
     },
     // Tells the batch the call parked: it records `approval/requested` (or keeps the request it re-parked on).
     reportParked: ({ context, system }) => {
       const { resume, reason, askedBy, expiresAt } = context.approval;
       const reparked = resume?.as === 'parked' ? resume : null;
       const report: ToolCallReport = {
-        type: 'PARKED',
+        type: 'call.report',
+        report: 'PARKED',
         callId: context.callId,
         request: {
           requestId: reparked?.requestId ?? null,
@@ -224,6 +225,11 @@ export const toolCallSetup = setup({
     hasResult: ({ context }) => context.result !== null,
     isAborted: ({ context }) => context.aborted,
     isLive: ({ context }) => !context.aborted,
+    // Live, with an identity (past detach) and no result: an abort settles it before its body ran.
+    abortSettlesBeforeDispatch: ({ context }) =>
+      !context.aborted && context.callId !== '' && context.result === null,
+    // Re-entering from the log (approvals.md): its input was prepared and recorded before the suspension.
+    isResumed: ({ context }) => context.approval.resume !== null,
     graceIsOver: ({ context }) => context.graceOver,
     preDecisionIs: ({ event }, params: { kind: 'allow' | 'deny' | 'ask' }) =>
       outputOf<PreExecuteOutput>(event).decision.kind === params.kind,

@@ -147,11 +147,15 @@ export type ToolCallEvent =
  */
 export type ToolCallReport =
   | ({ type: 'PREPARED_INPUT'; callId: string } & ToolCallRecord)
-  | { type: 'PREPARED'; callId: string }
-  | { type: 'SETTLED'; callId: string }
+  // One event for what the batch schedules on (the lane is free, the call settled, parked or is held), so
+  // the batch reschedules on one edge.
+  | { type: 'call.report'; report: 'PREPARED' | 'SETTLED'; callId: string }
   // Both free the policy lane, as PREPARED does: the call waits for a resume (approvals.md).
-  | { type: 'PARKED'; callId: string; request: ParkedRequest }
-  | { type: 'HELD'; callId: string };
+  | { type: 'call.report'; report: 'PARKED'; callId: string; request: ParkedRequest }
+  | { type: 'call.report'; report: 'HELD'; callId: string };
+
+/** The kinds of `call.report`. */
+export type CallReportKind = Extract<ToolCallReport, { type: 'call.report' }>['report'];
 
 /** What the batch records in `approval/requested` for a parked call (or the request it re-parked on). */
 export interface ParkedRequest {

@@ -239,6 +239,7 @@ export const turnSetup = setup({
     answerHasToolCalls: ({ context }) => context.thisStep.calls.length > 0,
     isCancelled: ({ context }) => context.cancel !== null,
     hasFailure: ({ context }) => context.failure !== null,
+    noFailure: ({ context }) => context.failure === null,
     // The store refused this owed write on its last attempt, and it was not written again yet.
     rewriteOwed: ({ context }, params: { write: OwedWrite }) =>
       context.refusals.refused === params.write && !context.refusals.rewritten.includes(params.write),
@@ -249,16 +250,21 @@ export const turnSetup = setup({
       outputOf<RequestErrorDecision>(event)?.action === 'retry' &&
       context.request.failures <= context.input.maxRequestRetries,
     stopReturned: ({ event }) => outputOf<TurnStopOutput>(event)?.decision !== undefined,
-    shouldContinue: ({ context }) => context.thisStep.proceed || context.steering.length > 0,
-    // The turn would go back into `step`, but it has taken `maxStepsPerTurn` steps.
+    // Back into `step`: asked to go on (or steering is pending), no turn-stop stopped it, under the step cap.
+    shouldContinue: ({ context }) => wouldContinue(context) && context.step < context.input.maxStepsPerTurn,
+    // The turn would go back into `step`, but it has taken `maxStepsPerTurn` steps (and has not recorded it).
     stepCapReached: ({ context }) =>
-      (context.thisStep.proceed || context.steering.length > 0) &&
-      context.step >= context.input.maxStepsPerTurn,
+      wouldContinue(context) && context.step >= context.input.maxStepsPerTurn && !context.maxSteps,
   },
   delays: {
     cancelGrace: 5000,
   },
 });
+
+/** The step asks for another: a continue decision or pending steering, and no turn-stop's stop. */
+function wouldContinue(context: TurnContext): boolean {
+  return context.stop === null && (context.thisStep.proceed || context.steering.length > 0);
+}
 
 /** Tells the parent agent (if any) about ledger entries of steering the turn took on or ended. */
 function reportSteering(

@@ -11,24 +11,27 @@ import { runComposedExample } from './support/composedExplore.js';
 const config = (name: string) => composedConfigs.find((entry) => entry.name === name)!;
 const turnSeams = ['agent/prompt-submit@t1s0:allow', 'agent/pre-step@t1s1:ok', 'model@r0:text'];
 
+// `open`'s one failure edge: a refused append closes the turn from wherever it happened.
+const failureEdge = 'turn.open —always→ #0';
+
 const examples: { name: string; config: string; moves: string[]; takes: string }[] = [
   {
     name: "a refused context/message of the step's FIFO closes the turn before steering is drained",
     config: 'bare',
     moves: ['inject', 'refuse:context/message', 'model@r0:text'],
-    takes: 'turn.open.step.postBatchSteering —always→ #0',
+    takes: failureEdge,
   },
   {
     name: 'a refused steering/message after the answer closes the turn before post-step',
     config: 'bare',
     moves: ['steer', 'refuse:steering/message', 'model@r0:text'],
-    takes: 'turn.open.step.postStep.check —always→ #0',
+    takes: failureEdge,
   },
   {
     name: 'an injection refused while turn-continuation runs closes the turn',
     config: 'turn seams',
     moves: [...turnSeams, 'agent/post-step@t1s1:ok', 'refuse:context/message', 'inject'],
-    takes: 'turn.open.step.continuation.running —always→ #0',
+    takes: failureEdge,
   },
   {
     name: 'an injection refused while turn-stop runs closes the turn',
@@ -40,7 +43,22 @@ const examples: { name: string; config: string; moves: string[]; takes: string }
       'refuse:context/message',
       'inject',
     ],
-    takes: 'turn.open.step.turnStop.running —always→ #0',
+    takes: failureEdge,
+  },
+  {
+    name: 'an injection refused while an interrupted post-step runs waits for the post-step',
+    config: 'turn seams',
+    moves: [
+      ...turnSeams.slice(0, 2),
+      'model@r0:parallel',
+      'cancel',
+      'body@r0c0:ok',
+      'body@r0c1:ok',
+      'refuse:context/message',
+      'inject',
+      'agent/post-step@t1s1:ok',
+    ],
+    takes: 'turn.open.step.abortedPostStep.running —always→ #0',
   },
   {
     name: 'a dispose while a cancelled batch drains is recorded as the later cause',

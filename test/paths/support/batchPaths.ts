@@ -92,18 +92,19 @@ export function isBatchEventReachable(snapshot: AnyMachineSnapshot, event: Event
   // A call parks or is held only at the end of its policy phases (approvals.md): in the lane, live, once;
   // held only behind a parked call. To keep the graph small only the first call parks (the batch treats
   // every parked call alike; the library's V01 tests park two).
-  if (event.type === 'PARKED' || event.type === 'HELD') {
+  const report = (event as { report?: unknown }).report;
+  if (report === 'PARKED' || report === 'HELD') {
     if (reported === null || context.preparing !== reported || context.aborted) return false;
     if (context.settled[reported] || context.waiting[reported] !== null) return false;
-    if (event.type === 'PARKED' && reported !== 0) return false;
-    if (event.type === 'HELD' && !holdsDispatch(context)) return false;
+    if (report === 'PARKED' && reported !== 0) return false;
+    if (report === 'HELD' && !holdsDispatch(context)) return false;
   }
   return snapshot.value !== 'finishing' || event.type === 'FINISH' || event.type === 'INTERNAL_ERROR';
 }
 
-/** The call a report (`PREPARED_INPUT`, `PREPARED`, `SETTLED`) names, by its id in the batch input. */
+/** The call a report (`PREPARED_INPUT`, `call.report`) names, by its id in the batch input. */
 function reportIndex(context: ToolBatchContext, event: EventObject): number | null {
-  if (!['PREPARED_INPUT', 'PREPARED', 'SETTLED', 'PARKED', 'HELD'].includes(event.type)) return null;
+  if (!['PREPARED_INPUT', 'call.report'].includes(event.type)) return null;
   const index = context.calls.findIndex((call) => call.id === (event as { callId?: unknown }).callId);
   return index < 0 ? null : index;
 }
@@ -254,8 +255,8 @@ export async function executeBatchPath(
       })),
       ...calls.flatMap((call) => [
         { type: 'PREPARED_INPUT', callId: call.id, arguments: call.arguments },
-        { type: 'PREPARED', callId: call.id },
-        { type: 'SETTLED', callId: call.id },
+        { type: 'call.report', report: 'PREPARED', callId: call.id },
+        { type: 'call.report', report: 'SETTLED', callId: call.id },
       ]),
       ...graphEvents.filter((event) => event.type === 'call.done'),
     ],

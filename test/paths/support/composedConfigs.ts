@@ -61,7 +61,7 @@ export const knownFindings: readonly {
     // e.g. policy: a refused write ends the batch while a stepped call still reports to it.
     name: 'a stepped call reports PREPARED/SETTLED to a batch that already ended',
     triggers: ['refuse', 'failStore'],
-    pattern: /XState warned: Event "(PREPARED|SETTLED)" was sent to stopped actor/,
+    pattern: /XState warned: Event "call\.report" was sent to stopped actor/,
   },
 ];
 
@@ -92,14 +92,10 @@ export const unreachable: readonly { what: string; why: string; coveredBy: strin
     coveredBy: 'E05 example: a turn/start refused twice leaves its message pending for the resume',
   },
   {
-    what: 'turn.open.step.preStep.check —always→ #0',
-    why: 'dead edge: drainSteering bails first and the edge into preStep appends nothing',
-    coveredBy: 'none (dead edge)',
-  },
-  {
-    what: 'turn.open.step.turnStop.check —always→ #0',
-    why: 'dead edge: the edges from continuation append nothing (a continue reason is only notified)',
-    coveredBy: 'none (dead edge)',
+    what: 'turn.open.step.abortedPostStep.running —always→ #0',
+    why: 'an injection refused while an interrupted post-step runs: 8 moves, past the depth of 5',
+    coveredBy:
+      'E05 example: an injection refused while an interrupted post-step runs waits for the post-step',
   },
   {
     what: 'turn.open.step.inFlight.tools —xstate.error.actor.toolBatch→ #0',
@@ -112,27 +108,6 @@ export const unreachable: readonly { what: string; why: string; coveredBy: strin
     coveredBy: 'E05 example: a dispose while a cancelled batch drains is recorded as the later cause',
   },
   {
-    what: 'turn.open.step.postBatchSteering —always→ #0',
-    why: "a refused context/message of the step's FIFO: the proof refuses the next write whatever it is, and that one comes first",
-    coveredBy:
-      "E05 example: a refused context/message of the step's FIFO closes the turn before steering is drained",
-  },
-  {
-    what: 'turn.open.step.postStep.check —always→ #0',
-    why: 'a refused steering/message after the answer: the next write is assistant/message',
-    coveredBy: 'E05 example: a refused steering/message after the answer closes the turn before post-step',
-  },
-  {
-    what: 'turn.open.step.continuation.running —always→ #0',
-    why: 'an injection refused while turn-continuation runs: 6 moves, past the depth of 5',
-    coveredBy: 'E05 example: an injection refused while turn-continuation runs closes the turn',
-  },
-  {
-    what: 'turn.open.step.turnStop.running —always→ #0',
-    why: 'an injection refused while turn-stop runs: 7 moves, past the depth of 5',
-    coveredBy: 'E05 example: an injection refused while turn-stop runs closes the turn',
-  },
-  {
     what: 'turn.flushing —STEER→ #0',
     why: 'the agent queues steering itself once turn/end is written (inTurn.closed), never forwards it',
     coveredBy: 'G01 turn: shortest paths over every seam configuration',
@@ -141,11 +116,6 @@ export const unreachable: readonly { what: string; why: string; coveredBy: strin
     what: 'turn.flushing —INJECT→ #0',
     why: 'the agent holds injections itself once turn/end is written (inTurn.closed)',
     coveredBy: 'G01 turn: shortest paths over every seam configuration',
-  },
-  {
-    what: 'toolBatch —PREPARED→ #0',
-    why: 'a stepped call reports PREPARED only while the batch waits',
-    coveredBy: 'G01 toolBatch: shortest paths over every batch configuration',
   },
   {
     what: 'toolBatch —call.error→ #0',
@@ -198,11 +168,6 @@ export const unreachable: readonly { what: string; why: string; coveredBy: strin
     coveredBy: 'G01 toolBatch: shortest paths over every batch configuration',
   },
   {
-    what: 'turn.open.step.suspended.waiting —always→ #0',
-    why: 'a refused turn/held-context while the turn waits: the agent stops a suspended turn at once, so injections reach the agent, never the turn',
-    coveredBy: 'G01 turn: shortest paths over every seam configuration',
-  },
-  {
     what: 'turn.open.step.suspended.waiting —INJECT→ #0',
     why: 'the agent stops a suspended turn at once (TURN_SUSPENDED): a later inject goes to the agent (turn/held-context)',
     coveredBy: 'G01 turn: shortest paths over every seam configuration',
@@ -211,15 +176,5 @@ export const unreachable: readonly { what: string; why: string; coveredBy: strin
     what: 'turn.open.step.suspended.waiting —CANCEL→ #0',
     why: 'the agent stops a suspended turn at once: a cancel reaches the agent, which re-enters the turn to cancel it (resuming)',
     coveredBy: 'G01 turn: shortest paths over every seam configuration',
-  },
-  {
-    what: 'toolBatch —PARKED→ #0',
-    why: 'a stepped call parks while the batch waits for it (its answer is a later macrostep)',
-    coveredBy: 'G01 toolBatch: shortest paths over every batch configuration',
-  },
-  {
-    what: 'toolBatch —HELD→ #0',
-    why: 'a stepped call is held while the batch waits for it (its pre-execute answer is a later macrostep)',
-    coveredBy: 'G01 toolBatch: shortest paths over every batch configuration',
   },
 ];

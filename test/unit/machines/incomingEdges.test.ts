@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { type AnyStateMachine, type AnyStateNode, createMachine, fromPromise } from 'xstate';
 import { agentMachine } from '../../../machines/agent.js';
+import { toolBatchMachine } from '../../../machines/toolBatch.js';
+import { toolCallMachine } from '../../../machines/toolCall.js';
+import { turnMachine } from '../../../machines/turn.js';
 
 /**
  * Incoming edges per state as the Stately import draws them: every target of every transition — each event,
@@ -53,9 +56,35 @@ describe('E06 incoming edges in the Stately import', () => {
     });
   });
 
-  // engine.md, contract 5. The turn (turn.closing), toolBatch (scheduling) and toolCall (settled, sealing)
-  // charts still exceed it: they join this list when their failure edges are gathered at the enclosing state.
-  it('E06 no state of the agent chart has more than 8 incoming edges', () => {
-    expect(overLimit(agentMachine, 8)).toEqual([]);
+  // engine.md, contract 5.
+  for (const machine of [agentMachine, turnMachine, toolBatchMachine, toolCallMachine]) {
+    it(`E06 no state of the ${machine.id} chart has more than 8 incoming edges`, () => {
+      expect(overLimit(machine, 8)).toEqual([]);
+    });
+  }
+
+  it('E06 an abort before the body settles a call through one edge, at the root', () => {
+    const aborts = [...incomingEdges(toolCallMachine)]
+      .flatMap(([target, edges]) => edges.map((edge) => `${edge} → ${target}`))
+      .filter((edge) => edge.includes(' on ABORT'));
+    // Folding, the running body and the review answer an abort themselves.
+    expect(aborts.sort()).toEqual([
+      'toolCall on ABORT → toolCall.settled',
+      'toolCall.dispatching.running on ABORT → toolCall.dispatching.draining',
+      'toolCall.postExecute.reviewing on ABORT → toolCall.finalizing',
+      'toolCall.preparing.folding on ABORT → toolCall.sealing',
+    ]);
+  });
+
+  it('E06 the turn closes on a failure through one edge, at `open`', () => {
+    const failureEdges = (incomingEdges(turnMachine).get('turn.closing') ?? []).filter((edge) =>
+      edge.endsWith(' on always'),
+    );
+    // `open`'s guarded edge, the refused turn/suspended's repair, and `deciding`'s end of the loop.
+    expect(failureEdges).toEqual([
+      'turn.open on always',
+      'turn.open.step.suspended.recording on always',
+      'turn.open.step.deciding on always',
+    ]);
   });
 });

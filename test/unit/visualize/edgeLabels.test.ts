@@ -85,16 +85,17 @@ describe('turn diagram', () => {
   const dot = toDot(allMachines.find(([name]) => name === 'turn')![1]);
   const intoClosing = dot.split('\n').filter((line) => line.includes('-> "turn.closing"'));
 
-  it('draws the failure exit shared by the step states once, from `open`, naming the states it leaves', () => {
-    const shared = intoClosing.filter((line) => line.includes('always [hasFailure]'));
-    expect(shared).toHaveLength(1);
-    expect(shared[0]).toContain('"turn.open" -> "turn.closing"');
-    expect(shared[0]).toContain('from drainSteering, preStep, requesting');
-    expect(shared[0]).toContain('requestError');
+  it("draws the turn's one failure exit, from `open` (E06: no longer bundled from each step state)", () => {
+    const failure = intoClosing.filter((line) => line.includes('always [hasFailure]'));
+    expect(failure).toHaveLength(2);
+    expect(failure[0]).toContain('"turn.open" -> "turn.closing"');
+    expect(failure[0]).not.toContain('from ');
+    // The refused turn/suspended: its calls are repaired on the way.
+    expect(failure[1]).toContain('"turn.open.step.suspended.recording" -> "turn.closing"');
   });
 
-  it('has 13 edges into closing (29 before the seam states and exits were bundled; +1 a cancel during prompt-submit, Y04)', () => {
-    expect(intoClosing).toHaveLength(13);
+  it('has 6 edges into closing (13 before E06 gathered failures at `open` and endings in `deciding`)', () => {
+    expect(intoClosing).toHaveLength(6);
   });
 
   it('names its fonts with Helvetica-metric fallbacks, so a viewer draws the labels at the widths laid out', () => {
