@@ -199,9 +199,7 @@ export function createToolBatchActions(
     }),
     // A stopped actor runs no exit action: once stopped from outside, the calls it steps are stopped and closed.
     releaseOnStop: guarded('Watching for a stop', ({ self, system }) =>
-      whenStoppedFromOutside(self, (context: ToolBatchContext) =>
-        releaseStartedCalls(context, system),
-      ),
+      whenStoppedFromOutside(self, (context: ToolBatchContext) => releaseStartedCalls(context, system)),
     ),
     releaseWaitingCalls: guarded('Releasing waiting calls', ({ context, system }) =>
       releaseStartedCalls(context, system),
