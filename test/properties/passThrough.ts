@@ -14,6 +14,7 @@ import {
   seamNames,
 } from 'seamchart';
 import { z } from 'zod';
+import { decisions, plainSeams } from './scenario.js';
 
 /**
  * E03's scenarios (docs/testing.md "Property runs"): every moment at which something reaches the
@@ -71,32 +72,7 @@ export interface PassThrough {
   readonly flavour: 'sync' | 'async';
 }
 
-const text = (t: string) => [{ type: 'text' as const, text: t }];
-const hookContext = { content: text('ctx'), source: { kind: 'plugin' as const, plugin: 'e03' } };
-/** Decision variants per seam (index = `variant`). */
-export const decisions: Readonly<Record<string, readonly unknown[]>> = {
-  'agent/prompt-submit': [
-    { kind: 'allow', additionalContexts: [hookContext] },
-    { kind: 'block', reason: 'no' },
-  ],
-  'tools/pre-execute': [
-    { kind: 'allow', additionalContexts: [hookContext] },
-    { kind: 'deny', reason: 'no' },
-    { kind: 'ask' },
-  ],
-  'tools/post-execute': [
-    { kind: 'accept', additionalContexts: [hookContext] },
-    { kind: 'block', reason: 'no' },
-  ],
-  'agent/request-error': [{ action: 'retry' }, { action: 'fail' }],
-  'agent/turn-continuation': [
-    { action: 'stop' },
-    { action: 'continue', reason: { content: text('again'), source: { kind: 'user' } } },
-  ],
-  'agent/turn-stop': [{ action: 'stop', reason: 'enough' }, undefined],
-};
-// Seams where a scenario listener only passes on or throws (no decision of its own).
-const plainSeams = ['agent/pre-step', 'agent/post-step', 'tools/execute'] as const;
+// The scenario's decision variants per seam (index = `variant`) and its pass-or-throw seams, as the agent property's.
 
 const behaviour = (variants: number): fc.Arbitrary<Behaviour | null> =>
   fc.oneof(

@@ -52,7 +52,7 @@ const behaviour = (variants: number): fc.Arbitrary<Behaviour | null> =>
 // Decision variants per seam (index = `variant`).
 const text = (t: string) => [{ type: 'text' as const, text: t }];
 const ctx = { content: text('ctx'), source: { kind: 'plugin' as const, plugin: 'prop' } };
-const decisions: Record<string, readonly unknown[]> = {
+export const decisions: Readonly<Record<string, readonly unknown[]>> = {
   'agent/prompt-submit': [
     { kind: 'allow', additionalContexts: [ctx] },
     { kind: 'block', reason: 'no' },
@@ -73,7 +73,7 @@ const decisions: Record<string, readonly unknown[]> = {
   ],
   'agent/turn-stop': [{ action: 'stop', reason: 'enough' }, undefined],
 };
-const plainSeams = ['agent/pre-step', 'agent/post-step', 'tools/execute'] as const;
+export const plainSeams = ['agent/pre-step', 'agent/post-step', 'tools/execute'] as const;
 
 /** Parallel tools (`par`, `fail`, `stuck`) and exclusive ones (`ex`, `slowEx`). */
 export const parallelTools = ['par', 'fail', 'stuck'] as const;
