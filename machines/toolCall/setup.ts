@@ -1,6 +1,7 @@
 import { type ActorSystem, type AnyActorRef, assign, raise, setup } from 'xstate';
 import { createFailureResult, withContexts } from '../../tools/index.js';
-import { liveHandlesOf } from '../runtime/index.js';
+import { liveHandlesOf, servicesOfSystem, type ToolMachineServices } from '../runtime/index.js';
+import { createToolCallActions } from './actions.js';
 import {
   abandonReview,
   assembleResult,
@@ -45,24 +46,6 @@ export const toolCallSetup = setup({
     output: {} as ToolCallOutput,
   },
   actions: {
-    // Side effects: no-ops here, bound to services by createToolCallLogic (the un-provided machine,
-    // for Stately, diagrams and graph traversal, runs no phase: the graph sends the phases' outcomes).
-    // A phase's outcome comes back as `<phase>.done` (with `output`) or `<phase>.error` (with `error`).
-    runPhase: (_, _params: { phase: SyncToolPhase }) => {},
-    startPhase: (_, _params: { phase: AsyncToolPhase }) => {},
-    stopPhase: () => {},
-    watchAbort: () => {},
-    releaseOnStop: () => {},
-    openCall: () => {},
-    closeCall: () => {},
-    abortCall: () => {},
-    emitDefaultDecided: (_, _params: { seam: 'tools/pre-execute' | 'tools/post-execute' }) => {},
-    notifyResult: () => {},
-    // Seals the call from the input it will run with (the token is created here, once).
-    sealCall: () => {},
-    // Under a batch, tells it the input that will run, so it records `tool/call` before pre-execute.
-    reportPreparedInput: () => {},
-    // Reports to the batch (pure: sendParent), only under a batch.
     // Reports to the batch (taken only on transitions guarded by `isBatched`). Sent through `_parent`
     // at execution time, so graph traversal of a parentless machine does not resolve a missing parent.
     reportToBatch: ({ context, system }, params: { report: 'PREPARED' | 'SETTLED' | 'HELD' }) => {
@@ -256,6 +239,11 @@ export const toolCallSetup = setup({
   delays: {
     cancelGrace: 5_000,
   },
+}).extend({
+  // Side effects, in ./actions.ts: by default they find their services through the actor system
+  // (createToolCallLogic re-binds the same bodies to fixed services). Each phase answers
+  // `<phase>.done` (with `output`) or `<phase>.error` (with `error`).
+  actions: createToolCallActions(servicesOfSystem<ToolMachineServices>),
 });
 
 function denialReasonOf(output: unknown): string {
