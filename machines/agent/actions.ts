@@ -1,4 +1,4 @@
-import type { ActorSystem, AnyActorRef } from 'xstate';
+import { type ActorSystem, type AnyActorRef, enqueueActions } from 'xstate';
 import type { InboxDiscardCause } from '../../kernel/index.js';
 import { TurnFailureCode, toFailure } from '../../kernel/index.js';
 import type { AgentStatus, CancelCause, NotifySeamName, SeamCtx } from '../../seams/index.js';
@@ -13,8 +13,8 @@ import {
   trackSessionStartListener,
 } from '../runtime/index.js';
 import type { TurnOutput } from '../turn/index.js';
-import { lastTurnNumber } from './actors.js';
-import { appendHeldContext } from './resume.js';
+import { lastTurnNumber, openTurnInput } from './actors.js';
+import { appendHeldContext, openResumeInput, type SuspensionCancel } from './resume.js';
 import type { AgentContext, AgentEvent, AgentMachineServices } from './types.js';
 
 interface Args {
@@ -267,6 +267,41 @@ function appendDiscarded(
   cause: InboxDiscardCause,
 ): void {
   if (ids.length > 0) services.log.appendCore('inbox/discarded', { ids: [...ids], cause });
+}
+
+/**
+ * The agent's actions that open a turn's run scope while the transition resolves (enqueueActions), so
+ * the scope exists before the turn starts; the assign each enqueues only records the turn's input.
+ * @param servicesOf where the actions find the agent's services
+ */
+export function createAgentScopeActions(servicesOf: ServicesResolver<AgentMachineServices>) {
+  return {
+    // The one place a turn's live scope is opened: for the queue's head item.
+    openTurnScope: enqueueActions<AgentContext, AgentEvent, unknown, AgentEvent, any, any, any, any, any>(
+      ({ context, system, enqueue }) => {
+        const [item] = context.queued;
+        const current = item
+          ? openTurnInput(servicesOf({ system }), liveHandlesOf(system).scopes, item)
+          : null;
+        enqueue.assign({ current });
+      },
+    ),
+    // The resumed turn's input, read from the log; a cancel answers the pending requests `cancelled` first.
+    openResumeScope: enqueueActions<
+      AgentContext,
+      AgentEvent,
+      { cancel: SuspensionCancel | null },
+      AgentEvent,
+      any,
+      any,
+      any,
+      any,
+      any
+    >(({ system, enqueue }, params) => {
+      const current = openResumeInput(servicesOf({ system }), liveHandlesOf(system).scopes, params.cancel);
+      enqueue.assign({ current, suspension: 'none' });
+    }),
+  };
 }
 
 /** Which of a finished turn's items the agent re-queues and which it discards. */

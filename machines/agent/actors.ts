@@ -74,26 +74,33 @@ export function createAgentActors(
   servicesOf: ServicesResolver<AgentMachineServices>,
   turn: AgentActors['turn'],
 ): AgentActors {
-  return {
-    sessionStart: fromPromise<void, { readonly agentId: string; readonly source: 'startup' | 'resume' }>(
-      async ({ input, signal, system }) => {
-        const services = servicesOf({ system });
-        const { agentId } = services;
-        const seams = services.seams.snapshot(agentId);
-        await seams.awaitedNotify(
-          'agent/session-start',
-          { agent: services.agent, source: input.source, signal },
-          {
-            ...createReportingScope(services, agentId),
-            signal,
-            // Stops tracking once the agent moved on (timeout or disposal): the report names the late one.
-            onListenerStart: (listener) => {
-              if (!signal.aborted) trackSessionStartListener(services, listener);
-            },
+  return { sessionStart: createSessionStartActor(servicesOf), turn };
+}
+
+/**
+ * The `agent/session-start` waterfall as a promise actor: it resolves once every listener settled.
+ * @param servicesOf where the actor finds the agent's services
+ */
+export function createSessionStartActor(
+  servicesOf: ServicesResolver<AgentMachineServices>,
+): AgentActors['sessionStart'] {
+  return fromPromise<void, { readonly agentId: string; readonly source: 'startup' | 'resume' }>(
+    async ({ input, signal, system }) => {
+      const services = servicesOf({ system });
+      const { agentId } = services;
+      const seams = services.seams.snapshot(agentId);
+      await seams.awaitedNotify(
+        'agent/session-start',
+        { agent: services.agent, source: input.source, signal },
+        {
+          ...createReportingScope(services, agentId),
+          signal,
+          // Stops tracking once the agent moved on (timeout or disposal): the report names the late one.
+          onListenerStart: (listener) => {
+            if (!signal.aborted) trackSessionStartListener(services, listener);
           },
-        );
-      },
-    ),
-    turn,
-  };
+        },
+      );
+    },
+  );
 }

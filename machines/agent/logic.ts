@@ -1,16 +1,8 @@
-import { enqueueActions } from 'xstate';
 import { agentMachine } from '../agent.js';
-import {
-  fixedServices,
-  liveHandlesOf,
-  once,
-  type ServicesResolver,
-  servicesOfSystem,
-} from '../runtime/index.js';
+import { fixedServices, once, type ServicesResolver, servicesOfSystem } from '../runtime/index.js';
 import { provideTurnLogic } from '../turn/index.js';
-import { createAgentActions } from './actions.js';
-import { createAgentActors, openTurnInput } from './actors.js';
-import { openResumeInput, type SuspensionCancel } from './resume.js';
+import { createAgentActions, createAgentScopeActions } from './actions.js';
+import { createAgentActors } from './actors.js';
 import type { AgentMachineServices } from './types.js';
 
 /**
@@ -21,23 +13,7 @@ import type { AgentMachineServices } from './types.js';
 export function provideAgentLogic(servicesOf: ServicesResolver<AgentMachineServices>): typeof agentMachine {
   return agentMachine.provide({
     actors: createAgentActors(servicesOf, provideTurnLogic(servicesOf)),
-    actions: {
-      ...createAgentActions(servicesOf),
-      // The one place a turn's live scope is opened; the assign it enqueues only records the input.
-      openTurnScope: enqueueActions(({ context, system, enqueue }) => {
-        const [item] = context.queued;
-        const current = item
-          ? openTurnInput(servicesOf({ system }), liveHandlesOf(system).scopes, item)
-          : null;
-        enqueue.assign({ current });
-      }),
-      // The resumed turn's input, read from the log; a cancel answers the pending requests `cancelled` first.
-      openResumeScope: enqueueActions(({ system, enqueue }, params) => {
-        const { cancel } = params as { cancel: SuspensionCancel | null };
-        const current = openResumeInput(servicesOf({ system }), liveHandlesOf(system).scopes, cancel);
-        enqueue.assign({ current, suspension: 'none' });
-      }),
-    },
+    actions: { ...createAgentActions(servicesOf), ...createAgentScopeActions(servicesOf) },
     delays: { sessionStartTimeout: ({ system }) => servicesOf({ system }).sessionStartTimeoutMs },
   });
 }

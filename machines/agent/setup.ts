@@ -1,35 +1,17 @@
-import { assign, fromPromise, setup } from 'xstate';
-import type { InboxDiscardCause } from '../../kernel/index.js';
-import type { AgentStatus, CancelCause } from '../../seams/index.js';
-import type { DiscardEntry, InboxItem, Injection } from '../runtime/index.js';
-import { sendToLiveChild } from '../runtime/index.js';
-import type { TurnInput, TurnOutput } from '../turn/index.js';
+import { assign, setup } from 'xstate';
+import type { AgentStatus } from '../../seams/index.js';
+import type { InboxItem, Injection } from '../runtime/index.js';
+import { sendToLiveChild, servicesOfSystem } from '../runtime/index.js';
+import type { TurnOutput } from '../turn/index.js';
 import { turnMachine } from '../turn.js';
-import { splitTurnLeftovers, toDiscardEntries } from './actions.js';
-import type { AgentContext, AgentEvent, AgentInput, StoreFailure } from './types.js';
-
-const noop = (): void => {};
-
-/** A placeholder turn input for the un-provided machine (graph traversal never runs the turn). */
-function placeholderTurnInput(context: AgentContext, item: InboxItem): TurnInput {
-  return {
-    scopeKey: `${context.agentId}:turn`,
-    agentId: context.agentId,
-    turn: 1,
-    item,
-    seamsPresent: {
-      'agent/prompt-submit': false,
-      'agent/pre-step': false,
-      'agent/post-step': false,
-      'agent/request-error': false,
-      'agent/turn-continuation': false,
-      'agent/turn-stop': false,
-    },
-    maxRequestRetries: 3,
-    maxParallel: 10,
-    maxStepsPerTurn: 100,
-  };
-}
+import {
+  createAgentActions,
+  createAgentScopeActions,
+  splitTurnLeftovers,
+  toDiscardEntries,
+} from './actions.js';
+import { createSessionStartActor } from './actors.js';
+import type { AgentContext, AgentEvent, AgentInput, AgentMachineServices, StoreFailure } from './types.js';
 
 /** The agent machine's implementations: types, actors, named actions, guards and delays. */
 export const agentSetup = setup({
@@ -38,37 +20,13 @@ export const agentSetup = setup({
     context: {} as AgentContext,
     events: {} as AgentEvent,
   },
+  // The session-start actor, in ./actors.ts (it finds its services through the actor system), and the
+  // turn machine as it is; createAgentLogic re-binds the same bodies to fixed services.
   actors: {
-    sessionStart: fromPromise<void, { readonly agentId: string; readonly source: 'startup' | 'resume' }>(
-      async () => {
-        throw new Error(
-          'agentMachine actor "sessionStart" is not provided; build the agent with createAgentLogic(services)',
-        );
-      },
-    ),
+    sessionStart: createSessionStartActor(servicesOfSystem<AgentMachineServices>),
     turn: turnMachine,
   },
   actions: {
-    // Side effects: no-ops here, bound to services by createAgentLogic.
-    announceStatus: (_, _params: { status: AgentStatus }) => {},
-    notifyEnqueue: (_, _params: { item: InboxItem; steering: boolean }) => {},
-    notifyDequeue: noop,
-    notifyCancelRequested: (_, _params: { cause: CancelCause }) => {},
-    discardItems: (_, _params: { items: readonly DiscardEntry[] }) => {},
-    recordDiscard: (_, _params: { ids: readonly string[]; cause: InboxDiscardCause }) => {},
-    recordTurnDiscards: (_, _params: { output: TurnOutput }) => {},
-    writeInjectionTurn: (_, _params: { injection: Injection }) => {},
-    // While suspended, an inject() joins the suspended step's held contexts (`turn/held-context`).
-    appendHeldContext: (_, _params: { injection: Injection }) => {},
-    // Once provided, opens the resume's run scope and reads its input from the log (a cancel answers `cancelled` first).
-    openResumeScope: (_, _params: { cancel: { cause: CancelCause; keepInbox: boolean } | null }) => {},
-    writeHeldInjections: noop,
-    closeTurnScope: noop,
-    repairTurn: (_, _params: { error: unknown }) => {},
-    reportLateSessionStart: noop,
-    reportSessionStartFailure: (_, _params: { error: unknown }) => {},
-    // Disposal's last flush: answers `settle.done` / `settle.error` once provided.
-    startSettle: noop,
     // Events for the turn are only sent from the states that invoke it, and only while it runs
     // (checked at delivery: a turn whose done event is still queued here takes nothing).
     forwardToTurn: ({ self, event }) => void sendToLiveChild(self, 'turn', event),
@@ -83,11 +41,6 @@ export const agentSetup = setup({
     setStatus: assign({ status: (_, params: { status: AgentStatus }) => params.status }),
     enqueue: assign({
       queued: ({ context }, params: { item: InboxItem }) => [...context.queued, params.item],
-    }),
-    // Once provided, opens the head item's run scope (the turn's listener snapshot and signal).
-    openTurnScope: assign(({ context }) => {
-      const [item] = context.queued;
-      return { current: item ? placeholderTurnInput(context, item) : null };
     }),
     claimHead: assign({ queued: ({ context }) => context.queued.slice(1) }),
     dropQueue: assign({ queued: [] }),
@@ -166,5 +119,12 @@ export const agentSetup = setup({
   },
   delays: {
     sessionStartTimeout: 60_000,
+  },
+}).extend({
+  // Side effects, in ./actions.ts: by default they find their services through the actor system
+  // (createAgentLogic re-binds the same bodies to fixed services).
+  actions: {
+    ...createAgentActions(servicesOfSystem<AgentMachineServices>),
+    ...createAgentScopeActions(servicesOfSystem<AgentMachineServices>),
   },
 });

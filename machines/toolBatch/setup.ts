@@ -1,5 +1,9 @@
-import { assign, enqueueActions, fromCallback, setup } from 'xstate';
+import { assign, enqueueActions, setup } from 'xstate';
 import { describeThrown } from '../../kernel/index.js';
+import { servicesOfSystem, type ToolMachineServices } from '../runtime/index.js';
+import { toolCallMachine } from '../toolCall.js';
+import { createToolBatchActions } from './actions.js';
+import { createToolBatchActors } from './actors.js';
 import {
   callIndexOf,
   canCommitCursor,
@@ -20,7 +24,6 @@ import type {
 const indexOf = (event: unknown): number => (event as { index?: number }).index ?? Number.NaN;
 const errorOf = (event: unknown): unknown => (event as { error?: unknown }).error;
 
-/** A started call that parked or is held: it no longer holds the policy lane. */
 /** The action that records each kind of `call.report`. */
 const reportActions = {
   PREPARED: 'markPrepared',
@@ -29,21 +32,12 @@ const reportActions = {
   HELD: 'recordHeld',
 } as const;
 
-function markWaiting(
-  context: ToolBatchContext,
-  event: unknown,
-  wait: CallWait | null,
-): Partial<ToolBatchContext> {
+/** A started call that is held: it no longer holds the policy lane. */
+function markHeld(context: ToolBatchContext, event: unknown): Partial<ToolBatchContext> {
   const index = callIndexOf(context, event);
   if (index === null) return {};
-  const request = (event as { request?: { requestId: string | null; answered: boolean } }).request;
-  const next: CallWait | null = wait ?? {
-    kind: 'parked',
-    requestId: request?.requestId ?? '',
-    answered: request?.answered ?? false,
-  };
   return {
-    waiting: context.waiting.map((w, i) => (i === index ? next : w)),
+    waiting: context.waiting.map((w, i): CallWait | null => (i === index ? { kind: 'held' } : w)),
     preparing: context.preparing === index ? null : context.preparing,
   };
 }
@@ -56,30 +50,10 @@ export const toolBatchSetup = setup({
     events: {} as ToolBatchEvent,
     output: {} as ToolBatchOutput,
   },
-  actors: {
-    watchScope: fromCallback<{ type: 'ABORT' }, { scopeKey: string; callKeyPrefix: string }>(() => undefined),
-  },
+  // The scope watch, in ./actors.ts (the toolCall logic it steps is bound with the actions).
+  actors: createToolBatchActors(),
   actions: {
-    // Side effects that never throw (a failure becomes INTERNAL_ERROR); no-ops until provided.
-    startCall: () => {},
-    // Starts the call's toolCall machine inside the batch (no actor); its end comes back as `call.done`
-    // (with the call's output) or `call.error`.
-    startSteppedCall: () => {},
-    // The commit in model order: the call at the cursor is stepped with COMMIT (then reviews and finishes).
-    commitSteppedCall: () => {},
-    // Reads the next call's mode now and sends it back as `classify.done` (no-op until provided).
-    classifyNext: () => {},
-    recordPreparedInput: (_, _params: { report: unknown }) => {},
-    commitResult: (_, _params: { output: unknown }) => {},
-    commitCrashed: () => {},
-    appendAbortedPairs: () => {},
-    abortStartedCalls: () => {},
-    // Records a parked call's `approval/requested` (or keeps the request it re-parked on); frees the lane.
-    recordParked: assign(({ context, event }) => markWaiting(context, event, null)),
-    recordHeld: assign(({ context, event }) => markWaiting(context, event, { kind: 'held' })),
-    // The calls waiting for the resume are stopped and closed: the log holds all the resume needs.
-    releaseWaitingCalls: () => {},
-    releaseOnStop: () => {},
+    recordHeld: assign(({ context, event }) => markHeld(context, event)),
     recordSuspension: assign(({ context }) => ({ suspension: describeSuspension(context) })),
     // Through the mailbox, so an INTERNAL_ERROR raised by the last commit is handled before the finish.
     requestFinish: ({ self }) => self.send({ type: 'FINISH' }),
@@ -137,10 +111,14 @@ export const toolBatchSetup = setup({
   },
 }).extend({
   actions: {
+    // Side effects, in ./actions.ts: by default they find their services through the actor system and
+    // step the toolCall machine as it is (createToolBatchLogic re-binds the same bodies to fixed
+    // services). None throws: a failure becomes INTERNAL_ERROR.
+    ...createToolBatchActions(servicesOfSystem<ToolMachineServices>, toolCallMachine),
     // A call's `call.report`, by its kind: the lane is free (PREPARED), it parked or is held (both free the
     // lane too), or it SETTLED.
     recordReport: enqueueActions(({ event, enqueue }) => {
-      // By name, so the batch logic's provided `recordParked` runs (the names are this setup's own).
+      // By name, so whichever `recordParked` the logic is provided with runs.
       if (event.type === 'call.report') enqueue(reportActions[event.report] as never);
     }),
   },

@@ -12,7 +12,6 @@ import {
 } from './rules.js';
 import type {
   ApprovalOutput,
-  AsyncToolPhase,
   DetachOutcome,
   DetachOutput,
   DispatchOutput,
@@ -21,7 +20,6 @@ import type {
   PostExecuteOutput,
   PreExecuteOutput,
   PrepareOutput,
-  SyncToolPhase,
   ToolCallContext,
   ToolCallEvent,
   ToolCallInput,

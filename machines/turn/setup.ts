@@ -6,13 +6,15 @@ import type {
   RequestErrorDecision,
 } from '../../kernel/index.js';
 import { toFailure } from '../../kernel/index.js';
-import type { CancelCause, WaterfallSeamName } from '../../seams/index.js';
+import type { CancelCause } from '../../seams/index.js';
 import { deciderOf } from '../../seams/index.js';
 import type { InboxItem, Injection } from '../runtime/index.js';
-import { sendToLiveChild, unprovidedActors } from '../runtime/index.js';
+import { sendToLiveChild, servicesOfSystem, type TurnMachineServices } from '../runtime/index.js';
 import type { ToolBatchOutput } from '../toolBatch/index.js';
 import { toolBatchMachine } from '../toolBatch.js';
-import { continuationItemId } from './actions.js';
+import { continuationItemId, createTurnActions } from './actions.js';
+import { createTurnActors } from './actors.js';
+import { createTurnPhases } from './phases.js';
 import {
   type AcceptedAnswer,
   freshStep,
@@ -22,24 +24,16 @@ import {
   updateStep,
 } from './rules.js';
 import type {
-  ContinuationInput,
   OwedWrite,
-  PromptSubmitInput,
-  RequestErrorInput,
   TurnContext,
   TurnEvent,
   TurnInput,
   TurnOutput,
-  TurnSeamInput,
   TurnSeamName,
   TurnSteeringReport,
   TurnStopOutput,
 } from './types.js';
 
-// The un-provided machine (Stately, diagrams, graph traversal) never runs its actors.
-const unprovided = unprovidedActors('turnMachine', 'build the turn with createTurnLogic(services)');
-
-const noop = (): void => {};
 const outputOf = <T>(event: unknown): T | undefined => (event as { output?: T }).output;
 
 /** The turn machine's implementations: types, actors, named actions, guards and delays. */
@@ -50,45 +44,10 @@ export const turnSetup = setup({
     events: {} as TurnEvent,
     output: {} as TurnOutput,
   },
-  actors: {
-    promptSubmit: unprovided<PromptDecision, PromptSubmitInput>('promptSubmit'),
-    preStep: unprovided<void, TurnSeamInput>('preStep'),
-    toolBatch: toolBatchMachine,
-    postStep: unprovided<void, TurnSeamInput>('postStep'),
-    continuation: unprovided<ContinuationDecision, ContinuationInput>('continuation'),
-    turnStop: unprovided<TurnStopOutput, TurnSeamInput>('turnStop'),
-    requestError: unprovided<RequestErrorDecision, RequestErrorInput>('requestError'),
-  },
+  // The seam actors, in ./actors.ts (they find their services through the actor system), and the
+  // toolBatch machine as it is; createTurnLogic re-binds the same bodies to fixed services.
+  actors: { ...createTurnActors(servicesOfSystem<TurnMachineServices>), toolBatch: toolBatchMachine },
   actions: {
-    // Side effects: no-ops here, bound to services by createTurnLogic (the un-provided machine, for
-    // Stately, diagrams and graph traversal, runs no phase: the graph sends the phases' outcomes).
-    // The model request and the log flush answer `model.done`/`model.error`, `flush.done`/`flush.error`.
-    startModelRequest: noop,
-    stopModelRequest: noop,
-    startLogFlush: noop,
-    appendTurnStart: noop,
-    recordPrompt: (_, _params: { decision: PromptDecision }) => {},
-    recordBlocked: (_, _params: { reason: string; contexts: readonly HookContext[] }) => {},
-    emitDefaultDecided: (_, _params: { seam: WaterfallSeamName; decision: unknown }) => {},
-    recordSteering: noop,
-    appendStepStart: noop,
-    recordAnswer: (_, _params: { answer: AcceptedAnswer }) => {},
-    appendStepFifo: noop,
-    appendStepEnd: noop,
-    closeOpenStep: noop,
-    appendInjection: (_, _params: { injection: Injection }) => {},
-    announceContinueReason: noop,
-    discardSteering: noop,
-    discardContinueReason: noop,
-    abortTurn: noop,
-    discardUnrecordedPrompt: (_, _params: { cause: CancelCause; keepInbox: boolean }) => {},
-    reportFailure: (_, _params: { origin: string }) => {},
-    reportListenerFailure: (_, _params: { origin: string; error: unknown }) => {},
-    repairCalls: noop,
-    appendTurnEnd: noop,
-    notifyClosed: noop,
-    releaseOnStop: noop,
-    reportFlushFailure: (_, _params: { error: unknown }) => {},
     // The agent's inbox books (decision 52): steering the turn ended itself (dequeued into a step, or
     // discarded by a terminal stop) and a continuation reason it enqueued itself.
     reportSteeringEnded: ({ context }) =>
@@ -221,9 +180,6 @@ export const turnSetup = setup({
     clearResume: assign({ resume: null }),
     // The refusal was reported; the suspended step is as it was, so nothing of it failed.
     forgetRefusedResume: assign({ failure: null }),
-    appendTurnSuspended: (_, _params: { output: unknown }) => {},
-    appendTurnResumed: noop,
-    appendHeldContext: (_, _params: { injection: Injection }) => {},
     // Tells the agent the turn suspended: it stops the turn (the log has everything a resume needs).
     notifySuspended: ({ context }) => {
       context.input.parent?.send({ type: 'TURN_SUSPENDED' });
@@ -258,6 +214,14 @@ export const turnSetup = setup({
   },
   delays: {
     cancelGrace: 5000,
+  },
+}).extend({
+  // Side effects, in ./actions.ts and ./phases.ts: by default they find their services through the
+  // actor system (createTurnLogic re-binds the same bodies to fixed services). The model request and
+  // the log flush answer `model.done`/`model.error`, `flush.done`/`flush.error`.
+  actions: {
+    ...createTurnActions(servicesOfSystem<TurnMachineServices>),
+    ...createTurnPhases(servicesOfSystem<TurnMachineServices>),
   },
 });
 
