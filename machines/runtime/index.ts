@@ -27,5 +27,4 @@ export {
   type ServicesResolver,
   servicesOfSystem,
 } from './systemServices.js';
-export { unprovidedActors } from './unprovided.js';
 export { whenStoppedFromOutside } from './whenStopped.js';

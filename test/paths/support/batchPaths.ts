@@ -10,7 +10,7 @@ import type {
   ToolBatchInput,
   ToolBatchOutput,
 } from '../../../machines/toolBatch/types.js';
-import { graphEvents, toolBatchMachine } from '../../../machines/toolBatch.js';
+import { graphEvents } from '../../../machines/toolBatch.js';
 import { createAbortedBeforeDispatch } from '../../../machines/toolCall/rules.js';
 import { createSeams } from '../../../seams/index.js';
 import { createSessionLog } from '../../../session/index.js';
@@ -25,6 +25,7 @@ import {
   shortestSeamPaths,
 } from '../../../testing/index.js';
 import { createToolRegistryCore } from '../../../tools/index.js';
+import { traversableToolBatchMachine } from './traversal.js';
 
 /**
  * The batch snapshots no seams (its calls do, and they are stubbed here), so its configurations are its
@@ -123,7 +124,7 @@ export function batchPaths(configs: readonly BatchConfig[] = batchConfigs) {
       maxParallel: config.maxParallel,
     };
     const seamConfig: SeamConfiguration = { name: config.name, present: {} };
-    const [only] = shortestSeamPaths(toolBatchMachine, {
+    const [only] = shortestSeamPaths(traversableToolBatchMachine, {
       seamConfigs: [seamConfig],
       input: { ...input, scopeKey: 'scope' },
       events: graphEvents,

@@ -10,7 +10,7 @@ import {
   type TurnResume,
   turnSeams,
 } from '../../../machines/turn/types.js';
-import { graphEvents, turnMachine } from '../../../machines/turn.js';
+import { graphEvents, type turnMachine } from '../../../machines/turn.js';
 import type { ModelAdapter } from '../../../model/types.js';
 import { createSeams } from '../../../seams/index.js';
 import type { AgentHandle } from '../../../seams/types.js';
@@ -23,6 +23,7 @@ import {
   runPath,
   shortestSeamPaths,
 } from '../../../testing/index.js';
+import { traversableTurnMachine } from './traversal.js';
 
 /**
  * Dedup key of the turn graph. The context grows without bound (each STEER/INJECT appends, each continue
@@ -72,7 +73,7 @@ export function turnInput(present: Readonly<Record<string, boolean>>, scopeKey =
 
 /** Shortest turn paths for the `n + 2` configurations of the six turn seams. */
 export function turnPaths() {
-  const fresh = shortestSeamPaths(turnMachine, {
+  const fresh = shortestSeamPaths(traversableTurnMachine, {
     seams: turnSeams,
     events: graphEvents,
     inputFor: (config) => turnInput(config.present),
@@ -88,7 +89,7 @@ export function turnPaths() {
     })),
     // A turn re-entered from the log (approvals.md), answered or cancelled; every seam present.
     ...[null, { cause: { kind: 'user' as const }, keepInbox: false }].flatMap((cancel) =>
-      shortestSeamPaths(turnMachine, {
+      shortestSeamPaths(traversableTurnMachine, {
         seamConfigs: [{ name: cancel ? 'resumed to cancel' : 'resumed', present: allPresent() }],
         events: graphEvents,
         input: { ...turnInput(allPresent()), resume: resumeOf(cancel) },
