@@ -19,7 +19,7 @@ const KEEP_INBOX_ON_DISPOSE = {
 
 /**
  * The agent statechart: one root actor per session; owns the inbox and claims one item per turn.
- * Un-provided: bind services with `createAgentLogic(services)`.
+ * Its implementations find their services through the actor system; `createAgentLogic(services)` binds fixed ones.
  */
 export const agentMachine = agentSetup.createMachine({
   id: 'agent',

@@ -7,7 +7,7 @@ export { graphEvents } from './toolBatch/graph.js';
 /**
  * The calls of one assistant step: exclusive barriers and a rolling parallel pool, one policy lane,
  * commits in model order. No call is an actor: each is its toolCall machine, stepped inside the batch
- * (`starting`, `committing`, `call.done`); its guards skip its empty phases. Un-provided: bind services with `createToolBatchLogic(services)`.
+ * (`starting`, `committing`, `call.done`); its guards skip its empty phases. Its implementations find their services through the actor system; `createToolBatchLogic(services)` binds fixed ones.
  */
 export const toolBatchMachine = toolBatchSetup.createMachine({
   id: 'toolBatch',

@@ -5,7 +5,7 @@ export { graphEvents } from './toolCall/graph.js';
 
 /**
  * One tool call as a statechart: prepare → seal → pre-execute → approval → guards → dispatch →
- * (commit) → post-execute → finalize → `tools/result`. Un-provided: bind services with `createToolCallLogic`.
+ * (commit) → post-execute → finalize → `tools/result`. Its implementations find their services through the actor system; `createToolCallLogic` binds fixed ones.
  * No phase is an actor: a synchronous phase runs in `runPhase`, an asynchronous one is started by
  * `startPhase` on entry and stopped by `stopPhase` on exit; each sends `<phase>.done`/`<phase>.error` back.
  */

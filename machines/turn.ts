@@ -69,7 +69,7 @@ const flushStepFifo = ['appendStepFifo', 'clearStepFifo'] as const;
  * state enters `check`, which skips an empty seam, and invokes the seam in `running` otherwise. The
  * model request and the flush are no actors: `startModelRequest`/`startLogFlush` start them on entry
  * and they answer `model.done`/`model.error`, `flush.done`/`flush.error`; leaving `requesting` stops
- * the request (`stopModelRequest`). Un-provided: bind services with `createTurnLogic(services)`.
+ * the request (`stopModelRequest`). Its implementations find their services through the actor system; `createTurnLogic(services)` binds fixed ones.
  */
 export const turnMachine = turnSetup.createMachine({
   id: 'turn',

@@ -45,7 +45,7 @@ export function toDiscardEntries(items: readonly InboxItem[], steering: boolean)
 
 type Effect<TParams = unknown> = (args: Args, params: TParams) => void;
 
-/** The side-effect actions `createAgentLogic` binds over the agent machine's placeholders. */
+/** The agent machine's side-effect actions: its setup binds them to the system's services, `createAgentLogic` to fixed ones. */
 export interface AgentActionImplementations {
   announceStatus: Effect<{ status: AgentStatus }>;
   notifyEnqueue: Effect<{ item: InboxItem; steering: boolean }>;

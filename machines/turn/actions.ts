@@ -44,7 +44,7 @@ type Effect<TParams = unknown> = ActionFunction<
 >;
 type Plain<TParams = unknown> = (args: Args, params: TParams) => void;
 
-/** The side-effect actions `createTurnLogic` binds over the turn machine's placeholders. */
+/** The turn machine's side-effect actions: its setup binds them to the system's services, `createTurnLogic` to fixed ones. */
 export interface TurnActionImplementations {
   appendTurnStart: Plain;
   recordPrompt: Effect<{ decision: PromptDecision }>;
