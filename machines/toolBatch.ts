@@ -11,9 +11,11 @@ export { graphEvents } from './toolBatch/graph.js';
  */
 export const toolBatchMachine = toolBatchSetup.createMachine({
   id: 'toolBatch',
-  context: ({ input }) => ({
+  // A batch whose input names no run scope opens its own, keyed by its session id (unique per system).
+  context: ({ input, self }) => ({
     parent: input.parent ?? null,
-    scopeKey: input.scopeKey,
+    scopeKey: input.scopeKey ?? `${self.sessionId}:scope`,
+    ownsScope: input.scopeKey === undefined,
     turn: input.turn,
     step: input.step,
     maxParallel: Math.max(1, Math.floor(input.maxParallel) || 1),
@@ -36,7 +38,11 @@ export const toolBatchMachine = toolBatchSetup.createMachine({
   invoke: {
     id: 'scopeWatch',
     src: 'watchScope',
-    input: ({ context }) => ({ scopeKey: context.scopeKey, callKeyPrefix: callKeyOf(context, null) }),
+    input: ({ context }) => ({
+      scopeKey: context.scopeKey,
+      callKeyPrefix: callKeyOf(context, null),
+      ownsScope: context.ownsScope,
+    }),
     onError: { actions: [] },
   },
   on: {
@@ -48,8 +54,8 @@ export const toolBatchMachine = toolBatchSetup.createMachine({
     INTERNAL_ERROR: { target: '.failed', actions: 'recordFailure' },
     'call.error': { actions: 'markCrashed' },
   },
-  // A stopped actor runs no exit action: its stop is watched from the start.
-  entry: 'releaseOnStop',
+  // A batch with no run scope opens its own; a stopped actor runs no exit action: its stop is watched from the start.
+  entry: ['openScope', 'releaseOnStop'],
   initial: 'scheduling',
   states: {
     // Starts first, while the lane and a slot are free; then commits, as far as the cursor allows. So

@@ -168,6 +168,29 @@ export function createToolBatchActions(
   };
 
   return {
+    // The one place a batch's own run scope is opened (its input named none): the listener snapshot and
+    // a fresh signal. Run while the transition resolves (enqueueActions), so it exists before the scope
+    // watch starts.
+    openScope: enqueueActions<
+      ToolBatchContext,
+      ToolBatchEvent,
+      unknown,
+      ToolBatchEvent,
+      never,
+      any,
+      any,
+      never,
+      any
+    >(({ context, system }): void => {
+      if (!context.ownsScope) return;
+      const services = servicesOf({ system });
+      liveHandlesOf(system).scopes.openAs(context.scopeKey, {
+        seams: services.seams.snapshot(services.agent?.id),
+        controller: new AbortController(),
+        ...(services.agent ? { agent: services.agent } : {}),
+        ...(services.approval ? { approval: services.approval } : {}),
+      });
+    }),
     // Records `approval/requested` (a refused append fails the batch), then frees the lane.
     recordParked: enqueueActions<
       ToolBatchContext,

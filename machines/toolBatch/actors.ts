@@ -9,20 +9,24 @@ import { liveHandlesOf } from '../runtime/index.js';
  */
 export function createToolBatchActors() {
   return {
-    watchScope: fromCallback<{ type: 'ABORT' }, { scopeKey: string; callKeyPrefix: string }>(
-      ({ input, sendBack, system }) => {
-        const { scopes, calls } = liveHandlesOf(system);
-        const signal = scopes.get(input.scopeKey).controller.signal;
-        const onAbort = (): void => sendBack({ type: 'ABORT' });
-        if (signal.aborted) onAbort();
-        else signal.addEventListener('abort', onAbort, { once: true });
-        // Runs when the batch stops, however it stops: no call handle outlives it.
-        return () => {
-          signal.removeEventListener('abort', onAbort);
-          calls.closeAll(input.callKeyPrefix);
-        };
-      },
-    ),
+    watchScope: fromCallback<
+      { type: 'ABORT' },
+      { scopeKey: string; callKeyPrefix: string; ownsScope: boolean }
+    >(({ input, sendBack, system }) => {
+      const handles = liveHandlesOf(system);
+      const { scopes, calls } = handles;
+      const signal = scopes.get(input.scopeKey).controller.signal;
+      const onAbort = (): void => sendBack({ type: 'ABORT' });
+      if (signal.aborted) onAbort();
+      else signal.addEventListener('abort', onAbort, { once: true });
+      // Runs when the batch stops, however it stops: no call handle outlives it.
+      return () => {
+        signal.removeEventListener('abort', onAbort);
+        calls.closeAll(input.callKeyPrefix);
+        // The scope the batch opened itself goes with it.
+        if (input.ownsScope) handles.close(input.scopeKey);
+      };
+    }),
   };
 }
 

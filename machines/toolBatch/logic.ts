@@ -20,11 +20,13 @@ export function provideToolBatchLogic(
 
 /**
  * The toolBatch machine with services bound: the log it appends to, the tool registry it classifies
- * with, and the toolCall logic it steps.
+ * with, and the toolCall logic it steps. A batch whose input names no `scopeKey` opens its own run
+ * scope in its actor system (and closes it when it stops); it needs nothing opened first.
  * @param services the tool machine services (with `log`)
  * @example
  * const batch = createToolBatchLogic({ tools, seams, log, cancelGraceMs: 5_000 });
- * // Its input names a run scope opened in its system: liveHandlesOf(actor.system).scopes.openAs(key, scope)
+ * const actor = createActor(batch, { input: { turn: 1, step: 1, calls, maxParallel: 4 } }).start();
+ * const { aborted } = await toPromise(actor); // log: tool/call and tool/result per call
  */
 export function createToolBatchLogic(services: ToolMachineServices): typeof toolBatchMachine {
   return provideToolBatchLogic(fixedServices(services));

@@ -6,7 +6,8 @@ import type { ToolCallOutput, ToolCallReport } from '../toolCall/index.js';
 export interface ToolBatchInput {
   /** The turn that hears each commit (`CALL_COMMITTED`); absent for a batch run on its own. */
   readonly parent?: AnyActorRef;
-  readonly scopeKey: string;
+  /** The run scope opened in the batch's system (a turn's); without one the batch opens its own. */
+  readonly scopeKey?: string;
   readonly turn: number;
   readonly step: number;
   /** The answer's tool-call blocks, model order (ids unique and non-empty: the turn checks). */
@@ -41,6 +42,8 @@ export interface ToolBatchContext {
   /** The turn that hears each commit; `null` for a batch run on its own. */
   readonly parent: AnyActorRef | null;
   readonly scopeKey: string;
+  /** The batch opened its run scope itself (its input named none): it closes it when it stops. */
+  readonly ownsScope: boolean;
   readonly turn: number;
   readonly step: number;
   readonly maxParallel: number;
