@@ -11,6 +11,7 @@ import {
   initialTurnContext,
   promptSubmitInputOf,
   requestErrorInputOf,
+  scopedTurnInput,
   seamInputOf,
   toolBatchInputOf,
   toTurnOutput,
@@ -73,9 +74,10 @@ const flushStepFifo = ['appendStepFifo', 'clearStepFifo'] as const;
  */
 export const turnMachine = turnSetup.createMachine({
   id: 'turn',
-  context: ({ input }) => initialTurnContext(input),
-  // A stopped actor runs no exit action: once stopped from outside, its model request is aborted.
-  entry: 'releaseOnStop',
+  context: ({ input, self }) => initialTurnContext(scopedTurnInput(input, self.sessionId)),
+  // A turn with no run scope opens its own; a stopped actor runs no exit action: once stopped from
+  // outside, its model request is aborted (and the scope it opened closed).
+  entry: ['openScope', 'releaseOnStop'],
   initial: 'entering',
   states: {
     // A turn re-entered from the log starts in its step's `suspended` state and never writes turn/start again.
@@ -628,7 +630,8 @@ export const turnMachine = turnSetup.createMachine({
         },
       },
     },
-    done: { type: 'final' },
+    // A turn that opened its own run scope closes it.
+    done: { type: 'final', entry: 'closeOwnScope' },
   },
   output: ({ context }) => toTurnOutput(context),
 });

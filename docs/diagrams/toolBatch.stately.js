@@ -33,7 +33,10 @@ const toolBatchMachine = createMachine({
       "actions": "markCrashed"
     }
   },
-  "entry": "releaseOnStop",
+  "entry": [
+    "openScope",
+    "releaseOnStop"
+  ],
   "initial": "scheduling",
   "states": {
     "scheduling": {

@@ -2,7 +2,10 @@ import { createMachine } from 'xstate';
 
 const turnMachine = createMachine({
   "id": "turn",
-  "entry": "releaseOnStop",
+  "entry": [
+    "openScope",
+    "releaseOnStop"
+  ],
   "initial": "entering",
   "states": {
     "entering": {
@@ -818,7 +821,8 @@ const turnMachine = createMachine({
       }
     },
     "done": {
-      "type": "final"
+      "type": "final",
+      "entry": "closeOwnScope"
     }
   }
 });

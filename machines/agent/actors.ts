@@ -2,7 +2,7 @@ import { fromPromise, type PromiseActorLogic } from 'xstate';
 import type { LogEvent } from '../../kernel/index.js';
 import type { InboxItem, ScopeTable, ServicesResolver } from '../runtime/index.js';
 import { createReportingScope, trackSessionStartListener } from '../runtime/index.js';
-import type { createTurnLogic, SeamsPresent, TurnInput } from '../turn/index.js';
+import type { createTurnLogic, ScopedTurnInput, SeamsPresent } from '../turn/index.js';
 import { agentDefaults } from './options.js';
 import type { AgentMachineServices } from './types.js';
 
@@ -26,7 +26,7 @@ export function openTurnInput(
   services: AgentMachineServices,
   scopes: ScopeTable,
   item: InboxItem,
-): TurnInput {
+): ScopedTurnInput {
   const seams = services.seams.snapshot(services.agentId);
   const approval = services.approval ?? services.seams.approval;
   const scopeKey = scopes.open(

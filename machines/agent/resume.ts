@@ -9,7 +9,7 @@ import {
 } from '../../session/index.js';
 import type { ScopeTable } from '../runtime/index.js';
 import { freezeJson, type InboxItem, type Injection } from '../runtime/index.js';
-import type { TurnInput } from '../turn/index.js';
+import type { ScopedTurnInput } from '../turn/index.js';
 import { openTurnInput } from './actors.js';
 import type { AgentMachineServices } from './types.js';
 
@@ -58,7 +58,7 @@ export function openResumeInput(
   services: AgentMachineServices,
   scopes: ScopeTable,
   cancel: SuspensionCancel | null,
-): TurnInput | null {
+): ScopedTurnInput | null {
   const { log } = services;
   if (cancel !== null) {
     for (const data of cancelledApprovals(log.events)) log.appendCore('approval/resolved', data);

@@ -1,6 +1,6 @@
 import type { AgentStatus, ApprovalChannel, CancelCause, SeamLogger } from '../../seams/index.js';
 import type { DiscardEntry, InboxItem, Injection, TurnMachineServices } from '../runtime/index.js';
-import type { TurnInput, TurnSteeringReport } from '../turn/index.js';
+import type { ScopedTurnInput, TurnSteeringReport } from '../turn/index.js';
 
 /** Input of the agent machine. */
 export interface AgentInput {
@@ -33,7 +33,7 @@ export interface AgentContext extends Omit<AgentInput, 'suspension'> {
   /** The inbox: followups, queued messages and steering that became messages, FIFO. */
   readonly queued: readonly InboxItem[];
   /** Input of the open turn (set by `claiming`). */
-  readonly current: TurnInput | null;
+  readonly current: ScopedTurnInput | null;
   /** Injections that arrived between `TURN_CLOSED` and the turn's done. */
   readonly held: readonly Injection[];
   /** Items dropped while a turn was open; discarded in one event together with the turn's dropped steering. */

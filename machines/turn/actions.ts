@@ -46,6 +46,8 @@ type Plain<TParams = unknown> = (args: Args, params: TParams) => void;
 
 /** The turn machine's side-effect actions: its setup binds them to the system's services, `createTurnLogic` to fixed ones. */
 export interface TurnActionImplementations {
+  openScope: Effect;
+  closeOwnScope: Plain;
   appendTurnStart: Plain;
   recordPrompt: Effect<{ decision: PromptDecision }>;
   recordBlocked: Effect<{ reason: string; contexts: readonly HookContext[] }>;
@@ -75,11 +77,16 @@ export interface TurnActionImplementations {
 }
 
 /** The part of `TurnMachineServices` the side-effect actions use. */
-type Services = Pick<TurnMachineServices, 'log' | 'seams' | 'reportError'>;
+type Services = Pick<TurnMachineServices, 'log' | 'seams' | 'reportError' | 'agent' | 'approval'>;
 
 /** A continuation reason's steering item id: stable, so the same run yields the same ids. */
 export function continuationItemId(context: Pick<TurnContext, 'input' | 'step'>): string {
   return `${context.input.agentId}:t${context.input.turn}:s${context.step}:continue`;
+}
+
+/** A turn that opened its own run scope closes it (and every call handle under it); a closed one is fine. */
+function closeOwnScope(context: TurnContext, system: AnyActorSystem): void {
+  if (context.input.ownsScope) liveHandlesOf(system).close(context.input.scopeKey);
 }
 
 /** Whether `id` is one of this turn's continuation reasons (whatever step made it). */
@@ -151,6 +158,22 @@ export function createTurnActions(servicesOf: ServicesResolver<Services>): TurnA
   };
 
   return {
+    // The one place a turn's own run scope is opened (its input named none): the listener snapshot and
+    // a fresh signal, as the agent opens one. Run while the transition resolves (enqueueActions), so it
+    // exists before any child starts.
+    openScope: enqueueActions<TurnContext, TurnEvent, unknown, TurnEvent, any, any, any, any, any>(
+      ({ context, system }) => {
+        if (!context.input.ownsScope) return;
+        const services = servicesOf({ system });
+        const approval = services.approval ?? services.seams.approval;
+        liveHandlesOf(system).scopes.openAs(context.input.scopeKey, {
+          seams: services.seams.snapshot(context.input.agentId),
+          controller: new AbortController(),
+          agent: services.agent,
+          ...(approval === undefined ? {} : { approval }),
+        });
+      },
+    ),
     appendTurnStart: ({ context, self, system }: Args): void => {
       const { log } = servicesOf({ system });
       // Reported as an event: XState starts an initial state's children before its entry actions run,
@@ -412,9 +435,11 @@ export function createTurnActions(servicesOf: ServicesResolver<Services>): TurnA
       });
     }),
     releaseOnStop: ({ system, self }: Args): void =>
-      whenStoppedFromOutside(self, (context: TurnContext) =>
-        liveHandlesOf(system).scopes.stopRequest(context.input.scopeKey),
-      ),
+      whenStoppedFromOutside(self, (context: TurnContext) => {
+        liveHandlesOf(system).scopes.stopRequest(context.input.scopeKey);
+        closeOwnScope(context, system);
+      }),
+    closeOwnScope: ({ context, system }: Args): void => closeOwnScope(context, system),
     notifyClosed: ({ context }: Args): void => {
       // A turn run on its own (tests, tools) has no parent to tell.
       context.input.parent?.send({ type: 'TURN_CLOSED' });

@@ -1,4 +1,4 @@
 // The machines/turn folder's only public face.
 export { doneEvent, errorEvent } from './graph.js';
 export { createTurnLogic, provideTurnLogic } from './logic.js';
-export type { SeamsPresent, TurnInput, TurnOutput, TurnSteeringReport } from './types.js';
+export type { ScopedTurnInput, SeamsPresent, TurnInput, TurnOutput, TurnSteeringReport } from './types.js';

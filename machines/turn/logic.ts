@@ -19,10 +19,15 @@ export function provideTurnLogic(servicesOf: ServicesResolver<TurnMachineService
 }
 
 /**
- * The turn machine with services bound (seams, model, log, tools and the toolBatch it invokes).
+ * The turn machine with services bound (seams, model, log, tools and the toolBatch it invokes). A turn
+ * whose input names no `scopeKey` opens its own run scope in its actor system (and closes it when it
+ * ends); it needs nothing opened first.
  * @param services the agent's services
  * @example
- * const turn = createActor(createTurnLogic(services), { input }).start();
+ * const turn = createActor(createTurnLogic(services), {
+ *   input: { agentId: 'a1', turn: 1, item, seamsPresent, maxRequestRetries: 3, maxParallel: 10, maxStepsPerTurn: 100 },
+ * }).start();
+ * const { reason } = await toPromise(turn); // log: turn/start … turn/end
  */
 export function createTurnLogic(services: TurnMachineServices): typeof turnMachine {
   return provideTurnLogic(fixedServices(services));

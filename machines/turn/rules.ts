@@ -24,6 +24,7 @@ import type {
   Refusals,
   RequestErrorInput,
   RequestRetries,
+  ScopedTurnInput,
   StepState,
   ToolBatchInput,
   TurnContext,
@@ -146,7 +147,7 @@ export const noRetries: RequestRetries = Object.freeze({ failures: 0, lastFailur
 const noRefusals: Refusals = { refused: null, rewritten: [], undrained: [] };
 
 /** The turn's context when it starts: the input, step 0, empty FIFOs, nothing decided. */
-export function initialTurnContext(input: TurnInput): TurnContext {
+export function initialTurnContext(input: ScopedTurnInput): TurnContext {
   const { resume } = input;
   // A resumed turn re-enters its step (`beginStep` counts it again) with the log's steering; a cancel
   // of the suspension drops that steering unless `keepInbox`.
@@ -174,6 +175,18 @@ export function initialTurnContext(input: TurnInput): TurnContext {
     resume: resume ?? null,
     refusals: noRefusals,
   };
+}
+
+/**
+ * The turn's input with its run scope named: a turn whose input names none opens its own, keyed by
+ * its session id (unique per system).
+ * @param input the turn's input
+ * @param sessionId the turn actor's session id
+ */
+export function scopedTurnInput(input: TurnInput, sessionId: string): ScopedTurnInput {
+  // Named (the agent's turns): the input as it is, not a copy.
+  if (input.scopeKey !== undefined) return input as ScopedTurnInput;
+  return { ...input, scopeKey: `${sessionId}:scope`, ownsScope: true };
 }
 
 /** What the turn returns to the agent once it is flushed. */

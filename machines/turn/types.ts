@@ -28,7 +28,8 @@ export type SeamsPresent = Record<TurnSeamName, boolean>;
 export interface TurnInput {
   /** Who hears the turn's reports (suspended, closed, steering taken); absent for a turn run on its own. */
   readonly parent?: AnyActorRef;
-  readonly scopeKey: string;
+  /** The run scope opened in the turn's system (the agent's); without one the turn opens its own. */
+  readonly scopeKey?: string;
   readonly agentId: string;
   /** Last `turn/start` in the log + 1. */
   readonly turn: number;
@@ -40,6 +41,12 @@ export interface TurnInput {
   readonly maxStepsPerTurn: number;
   /** Re-entering a suspended turn from the log: it starts in the step's `suspended` state (approvals.md). */
   readonly resume?: TurnResume;
+}
+
+/** A turn's input with its run scope named; `ownsScope` when the turn opened it (and closes it). */
+export interface ScopedTurnInput extends TurnInput {
+  readonly scopeKey: string;
+  readonly ownsScope?: true;
 }
 
 /** Where a suspended turn goes on, all of it read from the log (`findResumePoint`). */
@@ -88,7 +95,7 @@ export interface RequestRetries {
  */
 export interface TurnContext {
   /** What the agent started the turn with; never changes. */
-  readonly input: TurnInput;
+  readonly input: ScopedTurnInput;
   /** Current step number; 0 until the first step is entered. */
   readonly step: number;
   /** `step/start` appended and `step/end` still owed. */

@@ -5,7 +5,7 @@ import type { InboxItem } from '../../../machines/runtime/index.js';
 import { callIndexOf } from '../../../machines/toolBatch/rules.js';
 import type { CallWait, ToolBatchContext } from '../../../machines/toolBatch/types.js';
 import { toolBatchMachine } from '../../../machines/toolBatch.js';
-import type { TurnInput } from '../../../machines/turn/index.js';
+import type { ScopedTurnInput } from '../../../machines/turn/index.js';
 import { turnMachine } from '../../../machines/turn.js';
 
 // Graph traversal (`xstate/graph`, pure `transition`) runs no custom action, but it resolves the
@@ -65,7 +65,7 @@ function markParked(context: ToolBatchContext, event: unknown): Partial<ToolBatc
   };
 }
 
-function turnInputOf(context: AgentContext, item: InboxItem): TurnInput {
+function turnInputOf(context: AgentContext, item: InboxItem): ScopedTurnInput {
   return {
     scopeKey: `${context.agentId}:turn`,
     agentId: context.agentId,

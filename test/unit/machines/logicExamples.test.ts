@@ -1,7 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { createActor, toPromise } from 'xstate';
 import { z } from 'zod';
-import { createToolBatchLogic, createToolRegistry, liveHandlesOf } from '../../../machines/index.js';
+import {
+  createToolBatchLogic,
+  createToolRegistry,
+  createTurnLogic,
+  liveHandlesOf,
+} from '../../../machines/index.js';
+import type { InboxItem } from '../../../machines/runtime/index.js';
+import { scriptedModel } from '../../../model/index.js';
+import type { AgentHandle } from '../../../seams/index.js';
 import { createSeams } from '../../../seams/index.js';
 import { createSessionLog } from '../../../session/index.js';
 import { defineTool } from '../../../tools/index.js';
@@ -42,5 +50,84 @@ describe('E07 the create*Logic factories run from their JSDoc example alone', ()
     ).toEqual(['tool/call c1', 'tool/result c1 echo: a', 'tool/call c2', 'tool/result c2 echo: b']);
     // The scope it opened (and every call handle under it) went with it.
     expect(liveHandlesOf(actor.system).scopes.size).toBe(0);
+  });
+
+  it('E07 createTurnLogic: a turn with no scope opened asks the model, runs its tool call, logs the turn and closes what it opened', async () => {
+    const { tools, seams, log } = exampleServices();
+    const model = scriptedModel([
+      { toolCalls: [{ id: 'c1', name: 'echo', arguments: { text: 'a' } }] },
+      { text: 'done' },
+    ]);
+    const agent: AgentHandle = {
+      id: 'a1',
+      status: 'running',
+      log,
+      followup: () => 'unused',
+      queue: () => 'unused',
+      steer: () => 'unused',
+      inject: () => {},
+      cancel: () => {},
+    };
+    const services = {
+      tools,
+      seams,
+      log,
+      model,
+      agent,
+      cancelGraceMs: 5_000,
+      maxParallelToolCalls: 10,
+      maxRequestRetries: 3,
+      sessionStartTimeoutMs: 1_000,
+      reportError: () => {},
+    };
+    const item: InboxItem = {
+      id: 'm1',
+      content: [{ type: 'text', text: 'go' }],
+      source: { kind: 'user' },
+      contexts: [],
+      wakeup: true,
+    };
+    const seamsPresent = {
+      'agent/prompt-submit': false,
+      'agent/pre-step': false,
+      'agent/post-step': false,
+      'agent/request-error': false,
+      'agent/turn-continuation': false,
+      'agent/turn-stop': false,
+    };
+    // The JSDoc example of createTurnLogic, as it is written there.
+    const turn = createActor(createTurnLogic(services), {
+      input: {
+        agentId: 'a1',
+        turn: 1,
+        item,
+        seamsPresent,
+        maxRequestRetries: 3,
+        maxParallel: 10,
+        maxStepsPerTurn: 100,
+      },
+    }).start();
+    const { reason } = await toPromise(turn);
+
+    expect(reason).toEqual({ kind: 'completed' });
+    expect(log.events.map((event) => event.type)).toEqual([
+      'turn/start',
+      'user/message',
+      'step/start',
+      'assistant/message',
+      'tool/call',
+      'tool/result',
+      'step/end',
+      'step/start',
+      'assistant/message',
+      'step/end',
+      'turn/end',
+    ]);
+    expect(log.events.find((event) => event.type === 'tool/result')?.data).toMatchObject({
+      callId: 'c1',
+      content: [{ type: 'text', text: 'echo: a' }],
+    });
+    // The scope it opened (and every call handle under it) went with it.
+    expect(liveHandlesOf(turn.system).scopes.size).toBe(0);
   });
 });
