@@ -224,6 +224,7 @@ export function createToolBatchActions(
     releaseOnStop: guarded('Watching for a stop', ({ self, system }) =>
       whenStoppedFromOutside(self, (context: ToolBatchContext) => releaseStartedCalls(context, system)),
     ),
+    // The calls waiting for the resume are stopped and closed: the log holds all the resume needs.
     releaseWaitingCalls: guarded('Releasing waiting calls', ({ context, system }) =>
       releaseStartedCalls(context, system),
     ),

@@ -154,6 +154,7 @@ export function createToolCallActions(servicesOf: ServicesResolver<ToolMachineSe
       const { seams } = liveHandlesOf(system).scopes.get(context.scopeKey);
       reportDefaultDecision(servicesOf({ system }), context, exec, params.seam, seams);
     },
+    // Seals the call from the input it will run with (the token is created here, once).
     sealCall: ({ context, system }: Args): void => {
       const { scopes, calls } = liveHandlesOf(system);
       const handles = calls.find(context.callKey);
@@ -167,7 +168,8 @@ export function createToolCallActions(servicesOf: ServicesResolver<ToolMachineSe
         report(services, 'sealing', error, context);
       }
     },
-    reportPreparedInput: ({ context, self, system }: Args): void => {
+    // Under a batch, tells it the input that will run, so it records `tool/call` before pre-execute.
+    reportPreparedInput: ({ context, system }: Args): void => {
       const handles = context.batched ? liveHandlesOf(system).calls.find(context.callKey) : undefined;
       if (!handles) return;
       const { request, prepared } = handles;
