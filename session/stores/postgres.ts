@@ -230,11 +230,32 @@ async function withClient<T>(
       { cause: error },
     );
   }
+  // A checked-out client's error (the server ended the connection) has no other ear: unheard, it ends the process.
+  let broken: Error | undefined;
+  const onLost = (error: Error): void => {
+    broken = error;
+  };
+  client.on('error', onLost);
   try {
     return await run(client);
   } finally {
-    client.release();
+    client.off('error', onLost);
+    client.release(broken);
   }
+}
+
+/**
+ * Opens a transaction the server ends if it sits idle past the limit: a holder paused between statements (SIGSTOP,
+ * a frozen VM) would otherwise keep the session's row lock, and no other worker could take the session over.
+ */
+async function begin(client: PoolClient, settings: Settings, mode = ''): Promise<void> {
+  await client.query(
+    `BEGIN${mode}; SET LOCAL idle_in_transaction_session_timeout = ${idleTransactionLimitMs(settings)}`,
+  );
+}
+
+function idleTransactionLimitMs(settings: Settings): number {
+  return Math.max(settings.leaseMs * 2, 10_000);
 }
 
 async function requireMigrated(client: PoolClient, settings: Settings): Promise<void> {
@@ -259,7 +280,7 @@ async function takeLease(
   const { schema, sessionId } = settings;
   return withClient(pool, settings, async (client) => {
     await requireMigrated(client, settings);
-    await client.query('BEGIN');
+    await begin(client, settings);
     try {
       let created = false;
       if (mode !== 'open') {
@@ -335,7 +356,7 @@ function describeLeaseHolder(row: LeaseRow): string {
 async function loadEvents(pool: Pool, settings: Settings): Promise<LogEvent[]> {
   return withClient(pool, settings, async (client) => {
     const events: LogEvent[] = [];
-    await client.query('BEGIN READ ONLY');
+    await begin(client, settings, ' READ ONLY');
     try {
       await client.query(
         `DECLARE session_events NO SCROLL CURSOR FOR
@@ -410,9 +431,8 @@ async function fenced(
   token: number,
   write: (client: PoolClient) => Promise<void>,
 ): Promise<void> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
+  await withClient(pool, settings, async (client) => {
+    await begin(client, settings);
     try {
       const found = await client.query<{ lease_token: string; lease_holder: string | null }>(
         `SELECT lease_token, lease_holder FROM ${settings.schema}.sessions WHERE id = $1 FOR UPDATE`,
@@ -433,9 +453,7 @@ async function fenced(
       await client.query('ROLLBACK').catch(() => undefined);
       throw error;
     }
-  } finally {
-    client.release();
-  }
+  });
 }
 
 async function releaseLease(pool: Pool, settings: Settings, token: number): Promise<void> {

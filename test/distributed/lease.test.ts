@@ -11,6 +11,7 @@ import { migrateForTest } from './support/migrate.js';
 
 const root = resolve(import.meta.dirname, '../..');
 const holderFile = join(import.meta.dirname, 'children/leaseHolder.ts');
+const busyWriterFile = join(import.meta.dirname, 'children/busyWriter.ts');
 let database: TestDatabase;
 let admin: pg.Pool;
 const children = new Set<ChildProcess>();
@@ -36,9 +37,13 @@ async function storedEvents(sessionId: string): Promise<LogEvent[]> {
 
 /** Starts the holder; resolves lines as they arrive. */
 function startHolder(sessionId: string, bodyMs: number) {
+  return startChild([holderFile, database.url, sessionId, String(bodyMs)]);
+}
+
+function startChild(args: string[]) {
   const child = spawn(
     process.execPath,
-    ['--import', 'tsx', holderFile, database.url, sessionId, String(bodyMs)],
+    ['--import', 'tsx', ...args],
     {
       cwd: root,
       stdio: ['ignore', 'pipe', 'inherit'],
@@ -121,4 +126,55 @@ describe('N02 leases and fencing', () => {
     );
     expect(lease.rows[0]).toEqual({ lease_holder: null, lease_token: '2' });
   }, 60_000);
+
+  it('N02 a holder paused mid-write (its transaction holding the session row) is taken over once the server ends that transaction; on SIGCONT it fails cleanly', async () => {
+    const sessionId = 'n02-mid-write';
+    const application = `n02-busy-${process.pid}`;
+    const url = new URL(database.url);
+    url.searchParams.set('application_name', application);
+    const writer = startChild([busyWriterFile, url.toString(), sessionId]);
+    await writer.waitFor('READY');
+    // SIGSTOP at a moment its connection sits in a transaction that locked rows (a FOR UPDATE takes an xid).
+    const heldInTransaction = async () =>
+      (
+        await admin.query(
+          `SELECT 1 FROM pg_stat_activity a JOIN pg_locks l ON l.pid = a.pid
+            WHERE a.application_name = $1 AND a.state = 'idle in transaction' AND l.locktype = 'transactionid'`,
+          [application],
+        )
+      ).rows.length > 0;
+    let caught = false;
+    for (let attempt = 0; attempt < 2_000 && !caught; attempt++) {
+      writer.child.kill('SIGSTOP');
+      await new Promise((done) => setTimeout(done, 20));
+      caught = await heldInTransaction();
+      if (!caught) {
+        writer.child.kill('SIGCONT');
+        await new Promise((done) => setTimeout(done, Math.random() * 20));
+      }
+    }
+    expect(caught).toBe(true);
+    const paused = await storedEvents(sessionId);
+
+    // Past its lease the session is taken over: the server ends the paused transaction (idle past its limit),
+    // which frees the row. Before the fix the takeover waited on that row for as long as the pause lasted.
+    await new Promise((done) => setTimeout(done, 1_200));
+    const taken = await openPostgresStore({ connectionString: database.url, sessionId, holder: 'n02-taker' });
+    expect(taken.repairs[0]).toMatch(/^lease: took over the expired lease of busy-writer/);
+    expect(await heldInTransaction()).toBe(false);
+    expect(taken.initialEvents.slice(0, paused.length)).toEqual(paused);
+
+    // SIGCONT: its connection is gone and its lease taken; it reports the failure and exits, nothing more is stored.
+    writer.child.kill('SIGCONT');
+    expect(await writer.exited).toBe(0);
+    expect(writer.lines).toContain('EXIT');
+    expect(['FAILED FENCED', 'FAILED WRITE_FAILED']).toContain(
+      writer.lines.find((line) => line.startsWith('FAILED ')),
+    );
+    const stored = await storedEvents(sessionId);
+    expect(stored).toEqual(JSON.parse(JSON.stringify(taken.initialEvents)));
+    expect(checkInvariants(stored, { atRest: true })).toEqual([]);
+    await taken.close();
+  }, 90_000);
 });
+
