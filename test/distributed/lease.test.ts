@@ -41,14 +41,10 @@ function startHolder(sessionId: string, bodyMs: number) {
 }
 
 function startChild(args: string[]) {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', ...args],
-    {
-      cwd: root,
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  );
+  const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   children.add(child);
   const lines: string[] = [];
   const waiters: { line: string; resolve: () => void }[] = [];
@@ -177,4 +173,3 @@ describe('N02 leases and fencing', () => {
     await taken.close();
   }, 90_000);
 });
-
