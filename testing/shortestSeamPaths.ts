@@ -59,10 +59,10 @@ export function seamConfigurations(seams: readonly string[]): SeamConfiguration[
 
 /**
  * Shortest paths (`xstate/graph`, only enabled events) for every seam configuration of a machine.
- * @param machine the machine to traverse (actors and custom actions never run; enqueueActions resolve)
+ * @param machine the un-provided machine (actors never run during traversal)
  * @param options seams, input, graph events, dedup key and limit
  * @example
- * const runs = shortestSeamPaths(traversableTurnMachine, { seams: turnSeams, events: graphEvents, inputFor: (c) => inputWith(c.present) });
+ * const runs = shortestSeamPaths(turnMachine, { seams: turnSeams, events: graphEvents, inputFor: (c) => inputWith(c.present) });
  */
 export function shortestSeamPaths(
   machine: AnyStateMachine,

@@ -10,10 +10,11 @@ import {
   liveHandlesOf,
   pendingSessionStartListener,
   sendToLive,
+  servicesOfRun,
   trackSessionStartListener,
 } from '../runtime/index.js';
 import type { TurnOutput } from '../turn/index.js';
-import { lastTurnNumber, openTurnInput } from './actors.js';
+import { lastTurnNumber, openTurnInput, unscopedTurnInput } from './actors.js';
 import { appendHeldContext, openResumeInput, type SuspensionCancel } from './resume.js';
 import type { AgentContext, AgentEvent, AgentMachineServices } from './types.js';
 
@@ -280,9 +281,13 @@ export function createAgentScopeActions(servicesOf: ServicesResolver<AgentMachin
     openTurnScope: enqueueActions<AgentContext, AgentEvent, unknown, AgentEvent, any, any, any, any, any>(
       ({ context, system, enqueue }) => {
         const [item] = context.queued;
-        const current = item
-          ? openTurnInput(servicesOf({ system }), liveHandlesOf(system).scopes, item)
-          : null;
+        const services = servicesOfRun(servicesOf, system);
+        const current =
+          item === undefined
+            ? null
+            : services === undefined
+              ? unscopedTurnInput(context.agentId, item)
+              : openTurnInput(services, liveHandlesOf(system).scopes, item);
         enqueue.assign({ current });
       },
     ),
@@ -298,7 +303,9 @@ export function createAgentScopeActions(servicesOf: ServicesResolver<AgentMachin
       any,
       any
     >(({ system, enqueue }, params) => {
-      const current = openResumeInput(servicesOf({ system }), liveHandlesOf(system).scopes, params.cancel);
+      const services = servicesOfRun(servicesOf, system);
+      if (services === undefined) return;
+      const current = openResumeInput(services, liveHandlesOf(system).scopes, params.cancel);
       enqueue.assign({ current, suspension: 'none' });
     }),
   };

@@ -59,6 +59,32 @@ export function openTurnInput(
   };
 }
 
+/**
+ * The input of a turn for the queue's head item where no run is (graph traversal): no scope is opened,
+ * no listener is present, the defaults apply.
+ * @param agentId the agent's id
+ * @param item the claimed inbox item
+ */
+export function unscopedTurnInput(agentId: string, item: InboxItem): ScopedTurnInput {
+  return {
+    scopeKey: `${agentId}:turn`,
+    agentId,
+    turn: 1,
+    item,
+    seamsPresent: {
+      'agent/prompt-submit': false,
+      'agent/pre-step': false,
+      'agent/post-step': false,
+      'agent/request-error': false,
+      'agent/turn-continuation': false,
+      'agent/turn-stop': false,
+    },
+    maxRequestRetries: agentDefaults.maxRequestRetries,
+    maxParallel: agentDefaults.maxParallelToolCalls,
+    maxStepsPerTurn: agentDefaults.maxStepsPerTurn,
+  };
+}
+
 /** The actors `createAgentLogic` binds. */
 export interface AgentActors {
   sessionStart: PromiseActorLogic<void, { readonly agentId: string; readonly source: 'startup' | 'resume' }>;

@@ -25,6 +25,7 @@ export {
   fixedServices,
   once,
   type ServicesResolver,
+  servicesOfRun,
   servicesOfSystem,
 } from './systemServices.js';
 export { whenStoppedFromOutside } from './whenStopped.js';

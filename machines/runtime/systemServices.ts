@@ -48,6 +48,23 @@ export function servicesOfSystem<TServices extends object>({
 }
 
 /**
+ * The services of a run, or `undefined` where there is none: graph traversal (`xstate/graph`, pure
+ * `transition`) resolves enqueueActions in a system of its own, and an effect resolved there acts on nothing.
+ * @param servicesOf the logic's resolver
+ * @param system the system of the args
+ */
+export function servicesOfRun<TServices>(
+  servicesOf: ServicesResolver<TServices>,
+  system: AnyActorSystem,
+): TServices | undefined {
+  try {
+    return servicesOf({ system });
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Creates a root actor of shared logic (built with `servicesOfSystem`) with `services`, which all its
  * descendants share; its `inspect` option is the system's inspection channel for stepped machines. Not started.
  * @param logic shared logic that resolves its services from the system

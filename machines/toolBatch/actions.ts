@@ -5,7 +5,13 @@ import type { SessionLog } from '../../session/index.js';
 import { hashArguments, nextRequestId } from '../../session/index.js';
 import { createFailureResult, type ToolCallRecord } from '../../tools/index.js';
 import type { ServicesResolver, ToolMachineServices } from '../runtime/index.js';
-import { createSteppedActor, liveHandlesOf, sendToLive, whenStoppedFromOutside } from '../runtime/index.js';
+import {
+  createSteppedActor,
+  liveHandlesOf,
+  sendToLive,
+  servicesOfRun,
+  whenStoppedFromOutside,
+} from '../runtime/index.js';
 import type { ParkedRequest, ToolCallReport, ToolCallResume } from '../toolCall/index.js';
 import { createAbortedBeforeDispatch } from '../toolCall/index.js';
 import type { toolCallMachine } from '../toolCall.js';
@@ -48,6 +54,7 @@ export function createToolBatchActions(
   const committed = <TParams>(name: string, effect: (args: EffectArgs, params: TParams) => void) =>
     enqueueActions<ToolBatchContext, ToolBatchEvent, TParams, ToolBatchEvent, never, any, any, never, any>(
       ({ context, self, system, enqueue }, params): void => {
+        if (servicesOfRun(servicesOf, system) === undefined) return;
         try {
           effect({ context, self, system }, params);
         } catch (error) {
@@ -182,8 +189,8 @@ export function createToolBatchActions(
       never,
       any
     >(({ context, system }): void => {
-      if (!context.ownsScope) return;
-      const services = servicesOf({ system });
+      const services = servicesOfRun(servicesOf, system);
+      if (!context.ownsScope || services === undefined) return;
       liveHandlesOf(system).scopes.openAs(context.scopeKey, {
         seams: services.seams.snapshot(services.agent?.id),
         controller: new AbortController(),
@@ -207,7 +214,11 @@ export function createToolBatchActions(
       if (index === null || event.type !== 'call.report' || event.report !== 'PARKED') return;
       let wait: CallWait;
       try {
-        wait = recordRequest({ context, self, system }, index, event.request);
+        // Where no run is (graph traversal), the call waits with the request it reported.
+        wait =
+          servicesOfRun(servicesOf, system) === undefined
+            ? { kind: 'parked', requestId: event.request.requestId ?? '', answered: event.request.answered }
+            : recordRequest({ context, self, system }, index, event.request);
       } catch (error) {
         self.send({
           type: 'INTERNAL_ERROR',
@@ -281,6 +292,7 @@ export function createToolBatchActions(
       never,
       any
     >(({ context, self, system }): void => {
+      if (servicesOfRun(servicesOf, system) === undefined) return;
       const index = context.started;
       try {
         const key = callKeyOf(context, index);

@@ -2,7 +2,7 @@ import { type ActorSystem, enqueueActions } from 'xstate';
 import type { ToolExecution } from '../../seams/index.js';
 import { describeToolCallRecord, sealToolCall } from '../../tools/index.js';
 import type { CallHandles, ServicesResolver, ToolMachineServices } from '../runtime/index.js';
-import { liveHandlesOf, sendToLive, whenStoppedFromOutside } from '../runtime/index.js';
+import { liveHandlesOf, sendToLive, servicesOfRun, whenStoppedFromOutside } from '../runtime/index.js';
 import { notifyToolResult, reportDefaultDecision, reportNoticeFailure } from './notices.js';
 import { createToolCallPhases, detachCall } from './phases.js';
 import type {
@@ -128,7 +128,8 @@ export function createToolCallActions(servicesOf: ServicesResolver<ToolMachineSe
           `Expected the toolCall input to carry \`call: { callId, name, arguments }\` or the \`callKey\` of an opened call, got neither (call key "${context.callKey}")`,
         );
       }
-      const services = servicesOf({ system });
+      const services = servicesOfRun(servicesOf, system);
+      if (services === undefined) return;
       const { scopes, calls } = liveHandlesOf(system);
       if (context.owns === 'scope') {
         scopes.openAs(context.scopeKey, {

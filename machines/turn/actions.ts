@@ -11,7 +11,12 @@ import type {
 import { createDecidedNotice } from '../../seams/index.js';
 import { repairEvents, SessionLogError, turnUsage } from '../../session/index.js';
 import type { ServicesResolver, TurnMachineServices } from '../runtime/index.js';
-import { createReportingScope, liveHandlesOf, whenStoppedFromOutside } from '../runtime/index.js';
+import {
+  createReportingScope,
+  liveHandlesOf,
+  servicesOfRun,
+  whenStoppedFromOutside,
+} from '../runtime/index.js';
 import type { ToolBatchOutput } from '../toolBatch/index.js';
 import type { AcceptedAnswer } from './rules.js';
 import type { OwedWrite, TurnContext, TurnEvent } from './types.js';
@@ -119,7 +124,8 @@ export function createTurnActions(servicesOf: ServicesResolver<Services>): TurnA
   ) =>
     enqueueActions<TurnContext, TurnEvent, TParams, TurnEvent, any, any, any, any, any>(
       ({ context, self, system, enqueue }, params) => {
-        const services = servicesOf({ system });
+        const services = servicesOfRun(servicesOf, system);
+        if (services === undefined) return;
         const progress = { written: 0 };
         try {
           effect({ context, self, system, services, progress }, params);
@@ -163,8 +169,8 @@ export function createTurnActions(servicesOf: ServicesResolver<Services>): TurnA
     // exists before any child starts.
     openScope: enqueueActions<TurnContext, TurnEvent, unknown, TurnEvent, any, any, any, any, any>(
       ({ context, system }) => {
-        if (!context.input.ownsScope) return;
-        const services = servicesOf({ system });
+        const services = servicesOfRun(servicesOf, system);
+        if (!context.input.ownsScope || services === undefined) return;
         const approval = services.approval ?? services.seams.approval;
         liveHandlesOf(system).scopes.openAs(context.input.scopeKey, {
           seams: services.seams.snapshot(context.input.agentId),
@@ -391,8 +397,8 @@ export function createTurnActions(servicesOf: ServicesResolver<Services>): TurnA
     // The turn is over either way: a refused turn/end is reported and owed (closing writes it again once).
     appendTurnEnd: enqueueActions<TurnContext, TurnEvent, unknown, TurnEvent, any, any, any, any, any>(
       ({ context, system, enqueue }) => {
-        if (!context.endReason) return;
-        const services = servicesOf({ system });
+        const services = servicesOfRun(servicesOf, system);
+        if (!context.endReason || services === undefined) return;
         try {
           const usage = turnUsage(services.log.events);
           const reason = context.endReason;

@@ -7,7 +7,7 @@ import {
 } from 'xstate';
 import { createAgentLogic } from '../../../machines/agent/logic.js';
 import type { AgentContext, AgentEvent, AgentMachineServices } from '../../../machines/agent/types.js';
-import { type agentMachine, graphEvents } from '../../../machines/agent.js';
+import { agentMachine, graphEvents } from '../../../machines/agent.js';
 import type { InboxItem } from '../../../machines/runtime/inbox.js';
 import type { TurnInput, TurnOutput } from '../../../machines/turn/types.js';
 import { createSeams } from '../../../seams/index.js';
@@ -25,7 +25,6 @@ import {
   shortestSeamPaths,
 } from '../../../testing/index.js';
 import { createToolRegistryCore } from '../../../tools/index.js';
-import { traversableAgentMachine } from './traversal.js';
 import { fakeAgent, unusedModel } from './turnPaths.js';
 
 /**
@@ -62,7 +61,7 @@ export function serializeAgentState(snapshot: AnyMachineSnapshot, event: EventOb
 
 /** Shortest agent paths for both configurations. */
 export function agentPaths() {
-  return shortestSeamPaths(traversableAgentMachine, {
+  return shortestSeamPaths(agentMachine, {
     seamConfigs: agentConfigs,
     events: graphEvents,
     inputFor: (config) => ({
@@ -125,14 +124,14 @@ function answerSuspension(log: SessionLog): void {
 
 /** A hand-picked path through the agent graph: the graph events of the given types, in order. */
 export function agentPathThrough(input: unknown, types: readonly string[]): MachinePath {
-  let [state] = initialTransition(traversableAgentMachine, input as never);
+  let [state] = initialTransition(agentMachine, input as never);
   const steps: { event: EventObject; state: AnyMachineSnapshot }[] = [
     { event: { type: 'xstate.init' }, state },
   ];
   for (const type of types) {
     const event = graphEvents.find((candidate) => candidate.type === type);
     if (event === undefined) throw new Error(`The agent's graphEvents have no "${type}"`);
-    [state] = transition(traversableAgentMachine, state, event as AgentEvent);
+    [state] = transition(agentMachine, state, event as AgentEvent);
     steps.push({ event, state });
   }
   return { state, steps, weight: types.length } as unknown as MachinePath;

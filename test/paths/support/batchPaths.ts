@@ -10,7 +10,7 @@ import type {
   ToolBatchInput,
   ToolBatchOutput,
 } from '../../../machines/toolBatch/types.js';
-import { graphEvents } from '../../../machines/toolBatch.js';
+import { graphEvents, toolBatchMachine } from '../../../machines/toolBatch.js';
 import { createAbortedBeforeDispatch } from '../../../machines/toolCall/rules.js';
 import { createSeams } from '../../../seams/index.js';
 import { createSessionLog } from '../../../session/index.js';
@@ -25,7 +25,6 @@ import {
   shortestSeamPaths,
 } from '../../../testing/index.js';
 import { createToolRegistryCore } from '../../../tools/index.js';
-import { traversableToolBatchMachine } from './traversal.js';
 
 /**
  * The batch snapshots no seams (its calls do, and they are stubbed here), so its configurations are its
@@ -124,7 +123,7 @@ export function batchPaths(configs: readonly BatchConfig[] = batchConfigs) {
       maxParallel: config.maxParallel,
     };
     const seamConfig: SeamConfiguration = { name: config.name, present: {} };
-    const [only] = shortestSeamPaths(traversableToolBatchMachine, {
+    const [only] = shortestSeamPaths(toolBatchMachine, {
       seamConfigs: [seamConfig],
       input: { ...input, scopeKey: 'scope' },
       events: graphEvents,

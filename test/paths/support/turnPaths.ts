@@ -10,7 +10,7 @@ import {
   type TurnResume,
   turnSeams,
 } from '../../../machines/turn/types.js';
-import { graphEvents, type turnMachine } from '../../../machines/turn.js';
+import { graphEvents, turnMachine } from '../../../machines/turn.js';
 import type { ModelAdapter } from '../../../model/types.js';
 import { createSeams } from '../../../seams/index.js';
 import type { AgentHandle } from '../../../seams/types.js';
@@ -23,7 +23,6 @@ import {
   runPath,
   shortestSeamPaths,
 } from '../../../testing/index.js';
-import { traversableTurnMachine } from './traversal.js';
 
 /**
  * Dedup key of the turn graph. The context grows without bound (each STEER/INJECT appends, each continue
@@ -73,7 +72,7 @@ export function turnInput(present: Readonly<Record<string, boolean>>, scopeKey =
 
 /** Shortest turn paths for the `n + 2` configurations of the six turn seams. */
 export function turnPaths() {
-  const fresh = shortestSeamPaths(traversableTurnMachine, {
+  const fresh = shortestSeamPaths(turnMachine, {
     seams: turnSeams,
     events: graphEvents,
     inputFor: (config) => turnInput(config.present),
@@ -89,7 +88,7 @@ export function turnPaths() {
     })),
     // A turn re-entered from the log (approvals.md), answered or cancelled; every seam present.
     ...[null, { cause: { kind: 'user' as const }, keepInbox: false }].flatMap((cancel) =>
-      shortestSeamPaths(traversableTurnMachine, {
+      shortestSeamPaths(turnMachine, {
         seamConfigs: [{ name: cancel ? 'resumed to cancel' : 'resumed', present: allPresent() }],
         events: graphEvents,
         input: { ...turnInput(allPresent()), resume: resumeOf(cancel) },

@@ -4,7 +4,6 @@ import { getShortestPaths } from 'xstate/graph';
 import { graphEvents as toolBatchEvents, toolBatchMachine } from '../../../machines/toolBatch.js';
 import { graphEvents as toolCallEvents, toolCallMachine } from '../../../machines/toolCall.js';
 import { isBatchEventReachable, serializeBatchState } from '../../paths/support/batchPaths.js';
-import { traversableToolBatchMachine } from '../../paths/support/traversal.js';
 
 // Atomic states without eventless transitions: the ones a traversal can end in.
 function restingStates(machine: AnyStateMachine): string[] {
@@ -80,7 +79,7 @@ describe('graph traversal with the exported graphEvents', () => {
       arguments: '{}',
     }));
     const reached = reachedStates(
-      traversableToolBatchMachine,
+      toolBatchMachine,
       { scopeKey: 's', turn: 1, step: 1, calls, maxParallel: 2 },
       toolBatchEvents,
       // The path suite's dedup key (lossless for what the batch can still do): the full snapshot explodes.

@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { AnyMachineSnapshot, EventObject } from 'xstate';
 import { turnSeams } from '../../../machines/turn/types.js';
-import { graphEvents } from '../../../machines/turn.js';
+import { graphEvents, turnMachine } from '../../../machines/turn.js';
 import { shortestSeamPaths } from '../../../testing/index.js';
-import { traversableTurnMachine } from '../../paths/support/traversal.js';
 import { serializeTurnState, turnInput } from '../../paths/support/turnPaths.js';
 
 // Only the turn itself sends these: TURN_OPENED/INTERNAL_ERROR confirm or refuse its own turn/start.
@@ -11,7 +10,7 @@ const selfSent = new Set(['TURN_OPENED', 'INTERNAL_ERROR']);
 
 /** Every (state value, event type) edge the graph takes with `s.can(e)` alone, no extra filter. */
 function edgesWithoutExtraFilter(): { from: unknown; type: string }[] {
-  const runs = shortestSeamPaths(traversableTurnMachine, {
+  const runs = shortestSeamPaths(turnMachine, {
     seams: turnSeams,
     events: graphEvents as EventObject[],
     inputFor: (config) => turnInput(config.present),
@@ -44,7 +43,7 @@ describe('turn graphEvents and structure agree on what a real turn can receive',
   });
 
   it('a batch that reports `error` leads straight to closing (a path ends through it)', () => {
-    const runs = shortestSeamPaths(traversableTurnMachine, {
+    const runs = shortestSeamPaths(turnMachine, {
       seams: [],
       events: graphEvents as EventObject[],
       input: turnInput(Object.fromEntries(turnSeams.map((seam) => [seam, false]))),
