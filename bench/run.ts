@@ -8,6 +8,7 @@ import {
   InMemorySpanExporter,
   SimpleSpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
+import { assign, createActor, createMachine } from 'xstate';
 import { z } from 'zod';
 import {
   createAgent,
@@ -275,6 +276,54 @@ async function benchSteps(): Promise<void> {
 }
 
 /**
+ * A chart of XState alone: one GO walks `hops` states by eventless transitions (one microstep each) and
+ * comes back to rest; `withAssign` gives each hop one assign, as most of our steps have.
+ */
+function flatChart(hops: number, withAssign: boolean) {
+  const states: Record<string, object> = {
+    idle: { on: { GO: 'hop0' } },
+  };
+  for (let hop = 0; hop < hops; hop++) {
+    const target = hop + 1 === hops ? 'idle' : `hop${hop + 1}`;
+    states[`hop${hop}`] = {
+      always: {
+        target,
+        ...(withAssign
+          ? { actions: assign({ count: ({ context }: { context: { count: number } }) => context.count + 1 }) }
+          : {}),
+      },
+    };
+  }
+  return createMachine({ id: 'flat', context: { count: 0 }, initial: 'idle', states } as never);
+}
+
+/**
+ * What XState's interpreter costs per microstep here, with no code of ours (engine.md, contract 6): the
+ * floor under a chart whose every phase is a step. Multiply by the microsteps per call (the steps rows).
+ */
+async function benchFloor(): Promise<void> {
+  const HOPS = 10;
+  for (const [suffix, label, withAssign] of [
+    ['', 'an eventless hop', false],
+    ['.assign', 'an eventless hop with one assign', true],
+  ] as const) {
+    const actor = createActor(flatChart(HOPS, withAssign));
+    actor.start();
+    const perEvent = await measure(2_000, async () => {
+      actor.send({ type: 'GO' });
+    });
+    actor.stop();
+    // One GO is HOPS + 1 microsteps (the GO itself and each hop).
+    rows.push({
+      name: `floor.microstep${suffix}`,
+      label: `XState alone: one microstep (${label})`,
+      unit: 'µs',
+      median: perEvent / (HOPS + 1),
+    });
+  }
+}
+
+/**
  * Heap per agent over `count` agents. `shared`: the host passes every agent the same seams, tool registry
  * and model (what a server with many sessions does); otherwise each agent gets its own.
  */
@@ -527,6 +576,7 @@ async function main(): Promise<void> {
   }
   await benchCliStartup();
   await benchSteps();
+  await benchFloor();
   await benchToolCalls();
   await benchTurns();
   await benchParallelBatch();
@@ -570,6 +620,7 @@ else if (only === 'inflight') await benchInFlight();
 else if (only === 'heap') await benchHeap();
 else if (only === 'batch') await benchParallelBatch();
 else if (only === 'steps') await benchSteps();
+else if (only === 'floor') await benchFloor();
 else if (only === 'cli') await benchCliStartup();
 else if (only === 'distributed') await benchDistributedRows();
 else await main();

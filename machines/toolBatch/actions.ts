@@ -111,7 +111,7 @@ export function createToolBatchActions(
   const steppedOf = ({ context, system }: EffectArgs, index: number) =>
     liveHandlesOf(system).calls.find(callKeyOf(context, index))?.stepped;
   const commit = (args: EffectArgs, callId: string, result: ToolResult): void => {
-    const { context, self } = args;
+    const { context } = args;
     recordCall(args, context.cursor);
     // A call committed while parked unanswered was aborted: its request is answered `cancelled` first.
     const wait = context.waiting[context.cursor];
@@ -174,21 +174,24 @@ export function createToolBatchActions(
     return { kind: 'parked', requestId, answered: false };
   };
 
+  // The batch's actions that act while a transition is computed (enqueueActions), typed once.
+  const resolvedAtTransition = enqueueActions<
+    ToolBatchContext,
+    ToolBatchEvent,
+    unknown,
+    ToolBatchEvent,
+    never,
+    any,
+    any,
+    never,
+    any
+  >;
+
   return {
     // The one place a batch's own run scope is opened (its input named none): the listener snapshot and
     // a fresh signal. Run while the transition resolves (enqueueActions), so it exists before the scope
     // watch starts.
-    openScope: enqueueActions<
-      ToolBatchContext,
-      ToolBatchEvent,
-      unknown,
-      ToolBatchEvent,
-      never,
-      any,
-      any,
-      never,
-      any
-    >(({ context, system }): void => {
+    openScope: resolvedAtTransition(({ context, system }): void => {
       const services = servicesOfRun(servicesOf, system);
       if (!context.ownsScope || services === undefined) return;
       liveHandlesOf(system).scopes.openAs(context.scopeKey, {
@@ -199,17 +202,7 @@ export function createToolBatchActions(
       });
     }),
     // Records `approval/requested` (a refused append fails the batch), then frees the lane.
-    recordParked: enqueueActions<
-      ToolBatchContext,
-      ToolBatchEvent,
-      unknown,
-      ToolBatchEvent,
-      never,
-      any,
-      any,
-      never,
-      any
-    >(({ context, event, self, system, enqueue }): void => {
+    recordParked: resolvedAtTransition(({ context, event, self, system, enqueue }): void => {
       const index = callIndexOf(context, event);
       if (index === null || event.type !== 'call.report' || event.report !== 'PARKED') return;
       let wait: CallWait;
@@ -281,17 +274,7 @@ export function createToolBatchActions(
     // The call's machine runs inside the batch, no actor: the batch holds it in the call's handles, steps
     // it with COMMIT and ABORT, and hears its end as `call.done` or `call.error`. Started while the
     // transition resolves (enqueueActions), not inside a custom action, as XState starts a spawned child.
-    startSteppedCall: enqueueActions<
-      ToolBatchContext,
-      ToolBatchEvent,
-      unknown,
-      ToolBatchEvent,
-      never,
-      any,
-      any,
-      never,
-      any
-    >(({ context, self, system }): void => {
+    startSteppedCall: resolvedAtTransition(({ context, self, system }): void => {
       if (servicesOfRun(servicesOf, system) === undefined) return;
       const index = context.started;
       try {
