@@ -2,7 +2,7 @@ import { fromPromise, type PromiseActorLogic } from 'xstate';
 import type { LogEvent } from '../../kernel/index.js';
 import type { InboxItem, ScopeTable, ServicesResolver } from '../runtime/index.js';
 import { createReportingScope, trackSessionStartListener } from '../runtime/index.js';
-import type { createTurnLogic, ScopedTurnInput, SeamsPresent } from '../turn/index.js';
+import { type createTurnLogic, type ScopedTurnInput, type SeamsPresent, turnSeams } from '../turn/index.js';
 import { agentDefaults } from './options.js';
 import type { AgentMachineServices } from './types.js';
 
@@ -71,14 +71,7 @@ export function unscopedTurnInput(agentId: string, item: InboxItem): ScopedTurnI
     agentId,
     turn: 1,
     item,
-    seamsPresent: {
-      'agent/prompt-submit': false,
-      'agent/pre-step': false,
-      'agent/post-step': false,
-      'agent/request-error': false,
-      'agent/turn-continuation': false,
-      'agent/turn-stop': false,
-    },
+    seamsPresent: Object.fromEntries(turnSeams.map((seam) => [seam, false])) as SeamsPresent,
     maxRequestRetries: agentDefaults.maxRequestRetries,
     maxParallel: agentDefaults.maxParallelToolCalls,
     maxStepsPerTurn: agentDefaults.maxStepsPerTurn,

@@ -2,3 +2,4 @@
 export { doneEvent, errorEvent } from './graph.js';
 export { createTurnLogic, provideTurnLogic } from './logic.js';
 export type { ScopedTurnInput, SeamsPresent, TurnInput, TurnOutput, TurnSteeringReport } from './types.js';
+export { turnSeams } from './types.js';
