@@ -28,6 +28,16 @@ export function fixedServices<TServices>(services: TServices): ServicesResolver<
 const rootSystemId = 'seamchart.root';
 const servicesKey = Symbol('seamchart.services');
 
+/** Thrown by `servicesOfSystem` where the system has no run's services (an actor not made by `createActorWithServices`). */
+class NoRunServicesError extends Error {
+  constructor() {
+    super(
+      'No services are registered for this actor system: start shared machine logic with createActorWithServices()',
+    );
+    this.name = 'NoRunServicesError';
+  }
+}
+
 /**
  * Answers the services of the args' system: those its root actor was created with (by `createActorWithServices`).
  * Only shared logic built with it may run, and only under an actor made by `createActorWithServices`.
@@ -39,11 +49,7 @@ export function servicesOfSystem<TServices extends object>({
 }): TServices {
   const root = system.get(rootSystemId) as Actor<AnyActorLogic> | undefined;
   const services = (root?.options.input as { [servicesKey]?: object } | undefined)?.[servicesKey];
-  if (services === undefined) {
-    throw new Error(
-      'No services are registered for this actor system: start shared machine logic with createActorWithServices()',
-    );
-  }
+  if (services === undefined) throw new NoRunServicesError();
   return services as TServices;
 }
 
@@ -59,8 +65,9 @@ export function servicesOfRun<TServices>(
 ): TServices | undefined {
   try {
     return servicesOf({ system });
-  } catch {
-    return undefined;
+  } catch (error) {
+    if (error instanceof NoRunServicesError) return undefined;
+    throw error;
   }
 }
 
