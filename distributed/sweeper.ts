@@ -1,5 +1,6 @@
 import { hostname } from 'node:os';
-import type { Pool } from 'pg';
+import type { Pool, PoolClient } from 'pg';
+import { withPoolClient } from '../session/index.js';
 import { SESSIONS_QUEUE } from './names.js';
 
 /** What the sweeper needs of DBOS: list a dead executor's pending workflows, resume one on a queue. */
@@ -81,56 +82,56 @@ function lockIdleLimitMs(options: HeartbeatOptions): number {
 }
 
 async function sweep(options: HeartbeatOptions): Promise<void> {
-  const { pool, schema } = options;
-  const client = await pool.connect();
-  let broken: Error | undefined;
-  // The server ends a paused sweeper's connection: heard here (a checked-out client's error has no other ear).
-  const onLost = (error: Error): void => {
-    broken = error;
-  };
-  client.on('error', onLost);
-  try {
-    await client.query(`SET idle_session_timeout = ${lockIdleLimitMs(options)}`);
-    const locked = await client.query<{ locked: boolean }>(
-      "SELECT pg_try_advisory_lock(hashtext('seamchart sweeper'), 0) AS locked",
-    );
-    if (locked.rows[0]?.locked !== true) return;
-    // Still the one sweeper: a paused sweeper whose connection the server ended must stop resuming.
-    const stillHolding = () => client.query('SELECT 1');
-    try {
-      const dead = await client.query<{ executor_id: string; heartbeat_at: Date }>(
-        `SELECT executor_id, heartbeat_at FROM ${schema}.workers
-          WHERE heartbeat_at < now() - $1 * interval '1 millisecond' AND executor_id <> $2`,
-        [options.deadAfterMs, options.executorId],
+  const { pool } = options;
+  // A paused sweeper's connection is ended by the server (its idle limit) and destroyed here; so is one whose
+  // sweep threw, since it may still hold the lock or the setting.
+  await withPoolClient(
+    pool,
+    async (client) => {
+      await client.query(`SET idle_session_timeout = ${lockIdleLimitMs(options)}`);
+      const locked = await client.query<{ locked: boolean }>(
+        "SELECT pg_try_advisory_lock(hashtext('seamchart sweeper'), 0) AS locked",
       );
-      for (const row of dead.rows) {
-        const pending = await options.workflows.listPending(row.executor_id);
-        for (const workflowId of pending) {
-          await stillHolding();
-          await options.workflows.resume(workflowId, SESSIONS_QUEUE);
+      if (locked.rows[0]?.locked === true) {
+        try {
+          await resumeDeadWorkers(client, options);
+        } finally {
+          await client.query("SELECT pg_advisory_unlock(hashtext('seamchart sweeper'), 0)");
         }
-        // Only while still dead: a worker that beat again meanwhile (a paused one, continued) keeps its row.
-        await client.query(
-          `DELETE FROM ${schema}.workers
-            WHERE executor_id = $1 AND heartbeat_at < now() - $2 * interval '1 millisecond'`,
-          [row.executor_id, options.deadAfterMs],
-        );
-        options.log(
-          `sweeper: worker ${row.executor_id} is dead (no heartbeat since ${row.heartbeat_at.toISOString()}); ` +
-            `resumed ${pending.length} pending workflow${pending.length === 1 ? '' : 's'} on ${SESSIONS_QUEUE}` +
-            (pending.length === 0 ? '' : ` (${pending.join(', ')})`),
-        );
       }
-    } finally {
-      await client.query("SELECT pg_advisory_unlock(hashtext('seamchart sweeper'), 0)");
+      // A healthy connection goes back without the idle limit.
+      await client.query('RESET idle_session_timeout');
+    },
+    { discardOnThrow: true },
+  );
+}
+
+/** Resumes the pending workflows of every worker whose beat is older than `deadAfterMs`, then forgets it. */
+async function resumeDeadWorkers(client: PoolClient, options: HeartbeatOptions): Promise<void> {
+  const { schema } = options;
+  // Still the one sweeper: a paused sweeper whose connection the server ended must stop resuming.
+  const stillHolding = () => client.query('SELECT 1');
+  const dead = await client.query<{ executor_id: string; heartbeat_at: Date }>(
+    `SELECT executor_id, heartbeat_at FROM ${schema}.workers
+      WHERE heartbeat_at < now() - $1 * interval '1 millisecond' AND executor_id <> $2`,
+    [options.deadAfterMs, options.executorId],
+  );
+  for (const row of dead.rows) {
+    const pending = await options.workflows.listPending(row.executor_id);
+    for (const workflowId of pending) {
+      await stillHolding();
+      await options.workflows.resume(workflowId, SESSIONS_QUEUE);
     }
-  } catch (error) {
-    broken = error as Error;
-    throw error;
-  } finally {
-    // A connection the server ended is destroyed; a healthy one goes back without the idle limit.
-    if (broken === undefined) await client.query('RESET idle_session_timeout').catch(() => undefined);
-    client.off('error', onLost);
-    client.release(broken);
+    // Only while still dead: a worker that beat again meanwhile (a paused one, continued) keeps its row.
+    await client.query(
+      `DELETE FROM ${schema}.workers
+        WHERE executor_id = $1 AND heartbeat_at < now() - $2 * interval '1 millisecond'`,
+      [row.executor_id, options.deadAfterMs],
+    );
+    options.log(
+      `sweeper: worker ${row.executor_id} is dead (no heartbeat since ${row.heartbeat_at.toISOString()}); ` +
+        `resumed ${pending.length} pending workflow${pending.length === 1 ? '' : 's'} on ${SESSIONS_QUEUE}` +
+        (pending.length === 0 ? '' : ` (${pending.join(', ')})`),
+    );
   }
 }

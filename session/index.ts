@@ -74,6 +74,7 @@ export {
   readPostgresLog,
   SESSION_SCHEMA_VERSION,
   sessionSchemaVersion,
+  withPoolClient,
 } from './stores/index.js';
 export type { SessionLog, SessionStore, Violation } from './types.js';
 export { addUsage, createUsageCounter, sumUsage, turnUsage } from './usage.js';

@@ -15,6 +15,7 @@ export {
   type PostgresStoreOptions,
   readPostgresLog,
 } from './postgres.js';
+export { type PoolClientOptions, withPoolClient } from './postgresClient.js';
 export {
   DEFAULT_SESSION_SCHEMA,
   migrateSessionTables,

@@ -9,6 +9,7 @@ import { DEFAULT_MAX_LINE_BYTES } from '../limits.js';
 import { repairEvents } from '../repair.js';
 import type { SessionStore } from '../types.js';
 import { parseEventLine } from './jsonlParse.js';
+import { withPoolClient } from './postgresClient.js';
 import {
   checkSchemaName,
   DEFAULT_SESSION_SCHEMA,
@@ -218,10 +219,14 @@ async function withClient<T>(
   settings: Settings,
   run: (client: PoolClient) => Promise<T>,
 ): Promise<T> {
-  let client: PoolClient;
+  let checkedOut = false;
   try {
-    client = await pool.connect();
+    return await withPoolClient(pool, (client) => {
+      checkedOut = true;
+      return run(client);
+    });
   } catch (error) {
+    if (checkedOut) throw error;
     throw new SessionLoadError(
       'READ_FAILED',
       settings.where,
@@ -229,18 +234,6 @@ async function withClient<T>(
       `Cannot connect to PostgreSQL for ${settings.where}: ${describeThrown(error)}`,
       { cause: error },
     );
-  }
-  // A checked-out client's error (the server ended the connection) has no other ear: unheard, it ends the process.
-  let broken: Error | undefined;
-  const onLost = (error: Error): void => {
-    broken = error;
-  };
-  client.on('error', onLost);
-  try {
-    return await run(client);
-  } finally {
-    client.off('error', onLost);
-    client.release(broken);
   }
 }
 
@@ -431,7 +424,7 @@ async function fenced(
   token: number,
   write: (client: PoolClient) => Promise<void>,
 ): Promise<void> {
-  await withClient(pool, settings, async (client) => {
+  await withPoolClient(pool, async (client) => {
     await begin(client, settings);
     try {
       const found = await client.query<{ lease_token: string; lease_holder: string | null }>(
