@@ -15,6 +15,7 @@ const busyWriterFile = join(import.meta.dirname, 'children/busyWriter.ts');
 let database: TestDatabase;
 let admin: pg.Pool;
 const children = new Set<ChildProcess>();
+const sleep = (ms: number) => new Promise((done) => setTimeout(done, ms));
 
 beforeAll(async () => {
   database = await createTestDatabase('seamchart_n02');
@@ -35,11 +36,12 @@ async function storedEvents(sessionId: string): Promise<LogEvent[]> {
   return rows.rows.map((row) => JSON.parse(row.event) as LogEvent);
 }
 
-/** Starts the holder; resolves lines as they arrive. */
+/** Starts the holder. */
 function startHolder(sessionId: string, bodyMs: number) {
   return startChild([holderFile, database.url, sessionId, String(bodyMs)]);
 }
 
+/** Starts a child script (under tsx); resolves lines as they arrive. */
 function startChild(args: string[]) {
   const child = spawn(process.execPath, ['--import', 'tsx', ...args], {
     cwd: root,
@@ -87,7 +89,7 @@ describe('N02 leases and fencing', () => {
 
     // Paused past its lease (1 s): the next opener takes over and repairs the open turn.
     holder.child.kill('SIGSTOP');
-    await new Promise((done) => setTimeout(done, 1_600));
+    await sleep(1_600);
     const taken = await openPostgresStore({
       connectionString: database.url,
       sessionId,
@@ -142,11 +144,11 @@ describe('N02 leases and fencing', () => {
     let caught = false;
     for (let attempt = 0; attempt < 2_000 && !caught; attempt++) {
       writer.child.kill('SIGSTOP');
-      await new Promise((done) => setTimeout(done, 20));
+      await sleep(20);
       caught = await heldInTransaction();
       if (!caught) {
         writer.child.kill('SIGCONT');
-        await new Promise((done) => setTimeout(done, Math.random() * 20));
+        await sleep(Math.random() * 20);
       }
     }
     expect(caught).toBe(true);
@@ -154,7 +156,7 @@ describe('N02 leases and fencing', () => {
 
     // Past its lease the session is taken over: the server ends the paused transaction (idle past its limit),
     // which frees the row. Before the fix the takeover waited on that row for as long as the pause lasted.
-    await new Promise((done) => setTimeout(done, 1_200));
+    await sleep(1_200);
     const taken = await openPostgresStore({ connectionString: database.url, sessionId, holder: 'n02-taker' });
     expect(taken.repairs[0]).toMatch(/^lease: took over the expired lease of busy-writer/);
     expect(await heldInTransaction()).toBe(false);
