@@ -1,5 +1,10 @@
 import type { Pool } from 'pg';
-import { SESSION_SCHEMA_VERSION, SessionLoadError, sessionSchemaVersion } from '../session/index.js';
+import {
+  SESSION_SCHEMA_VERSION,
+  SessionLoadError,
+  sessionSchemaVersion,
+  withPoolClient,
+} from '../session/index.js';
 
 /** What to run when a database lacks the tables (said by every refusal). */
 export const MIGRATE_HINT =
@@ -11,19 +16,14 @@ export const MIGRATE_HINT =
  * @param schema the schema of the session tables
  */
 export async function requireMigrated(pool: Pool, schema: string): Promise<void> {
-  const client = await pool.connect();
-  try {
-    const version = await sessionSchemaVersion(client, schema);
-    if (version === SESSION_SCHEMA_VERSION) return;
-    throw new SessionLoadError(
-      'NOT_MIGRATED',
-      `PostgreSQL schema ${schema}`,
-      undefined,
-      version === undefined
-        ? `The database has no seamchart tables (schema ${schema}); ${MIGRATE_HINT}`
-        : `The database's seamchart schema is at version ${version}, this build needs ${SESSION_SCHEMA_VERSION}; ${MIGRATE_HINT}`,
-    );
-  } finally {
-    client.release();
-  }
+  const version = await withPoolClient(pool, (client) => sessionSchemaVersion(client, schema));
+  if (version === SESSION_SCHEMA_VERSION) return;
+  throw new SessionLoadError(
+    'NOT_MIGRATED',
+    `PostgreSQL schema ${schema}`,
+    undefined,
+    version === undefined
+      ? `The database has no seamchart tables (schema ${schema}); ${MIGRATE_HINT}`
+      : `The database's seamchart schema is at version ${version}, this build needs ${SESSION_SCHEMA_VERSION}; ${MIGRATE_HINT}`,
+  );
 }
